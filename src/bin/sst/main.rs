@@ -1,0 +1,2 @@
+//! `sst`: inspect, verify, query and build LevelDB tables.
+fn main() {}

@@ -1,0 +1,395 @@
+//! Reads blocks written by [`BlockBuilder`](crate::raw::BlockBuilder) (LevelDB's `table/block.cc`).
+//!
+//! ```text
+//! entry   = shared: varint32 | non_shared: varint32 | value_len: varint32
+//!           | key[shared..] | value
+//! block   = entry* | restart: fixed32 * num_restarts | num_restarts: fixed32
+//! ```
+//!
+//! A block is validated once, when built: it must hold the restart count and the whole restart
+//! array. A block whose restart count is 0 is empty (as LevelDB's `ZeroRestartPointsInBlock`).
+//! Entries are decoded with checked access; a bad entry stops the iterator with
+//! [`Error::BadEntry`], never a panic.
+
+use std::cmp::Ordering;
+
+use bytes::Bytes;
+
+use crate::coding;
+use crate::comparator::Comparator;
+use crate::error::{BlockKind, Error, Result};
+use crate::format::BlockHandle;
+
+/// An immutable, validated block. Cloning is cheap (the bytes are shared).
+#[derive(Clone, Debug)]
+pub struct Block {
+    data: Bytes,
+    /// Offset of the restart array (= end of the entries).
+    restarts: usize,
+    num_restarts: u32,
+    kind: BlockKind,
+    handle: BlockHandle,
+}
+
+/// Decoded header of one entry.
+#[derive(Clone, Copy)]
+struct EntryHeader {
+    shared: usize,
+    non_shared: usize,
+    value_len: usize,
+    /// Offset of the key delta.
+    key_at: usize,
+}
+
+impl Block {
+    /// Validates `data` as a block; `kind` and `handle` name it in errors.
+    ///
+    /// # Errors
+    /// [`Error::BadBlockContents`] if the block is under 4 bytes or its restart array does
+    /// not fit.
+    pub fn new(data: Bytes, kind: BlockKind, handle: BlockHandle) -> Result<Block> {
+        let size = data.len();
+        if size < 4 {
+            return Err(Error::BadBlockContents { kind, handle, reason: "block shorter than 4 bytes" });
+        }
+        let num_restarts = coding::decode_fixed32(&data[size - 4..]);
+        let max_restarts = (size - 4) / 4;
+        if num_restarts as usize > max_restarts {
+            return Err(Error::BadBlockContents { kind, handle, reason: "restart array does not fit" });
+        }
+        let restarts = size - (1 + num_restarts as usize) * 4;
+        Ok(Block { data, restarts, num_restarts, kind, handle })
+    }
+
+    /// A block from bytes that are not part of a file (tests, tools).
+    ///
+    /// # Errors
+    /// As [`Block::new`].
+    pub fn from_bytes(data: impl Into<Bytes>) -> Result<Block> {
+        Block::new(data.into(), BlockKind::Data, BlockHandle::default())
+    }
+
+    /// Size of the uncompressed block in bytes.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Number of restart points.
+    pub fn num_restarts(&self) -> u32 {
+        self.num_restarts
+    }
+
+    /// The handle this block was read from.
+    pub fn handle(&self) -> BlockHandle {
+        self.handle
+    }
+
+    /// Which kind of block this is.
+    pub fn kind(&self) -> BlockKind {
+        self.kind
+    }
+
+    /// The raw block bytes.
+    pub fn data(&self) -> &Bytes {
+        &self.data
+    }
+
+    /// A cursor over the block's entries, ordered by `cmp`.
+    pub fn iter<'c>(&self, cmp: &'c dyn Comparator) -> BlockIter<'c> {
+        BlockIter::new(self.clone(), cmp)
+    }
+
+    #[inline]
+    fn restart_point(&self, i: u32) -> usize {
+        let at = self.restarts + 4 * i as usize;
+        // ok: Block::new checked that the whole restart array is inside the block.
+        coding::decode_fixed32(&self.data[at..at + 4]) as usize
+    }
+
+    /// LevelDB's `DecodeEntry`: the header of the entry at `p`, or `None` if it does not
+    /// fit before the restart array.
+    #[inline]
+    fn decode_entry(&self, p: usize) -> Option<EntryHeader> {
+        let limit = self.restarts;
+        let d = self.data.get(p..limit)?;
+        if d.len() < 3 {
+            return None;
+        }
+        let (shared, non_shared, value_len, n) = if (d[0] | d[1] | d[2]) < 0x80 {
+            (d[0] as u32, d[1] as u32, d[2] as u32, 3)
+        } else {
+            let (a, n1) = coding::decode_varint32(d)?;
+            let (b, n2) = coding::decode_varint32(&d[n1..])?;
+            let (c, n3) = coding::decode_varint32(&d[n1 + n2..])?;
+            (a, b, c, n1 + n2 + n3)
+        };
+        let (non_shared, value_len) = (non_shared as usize, value_len as usize);
+        if d.len() - n < non_shared.checked_add(value_len)? {
+            return None;
+        }
+        Some(EntryHeader { shared: shared as usize, non_shared, value_len, key_at: p + n })
+    }
+
+    fn bad_entry(&self, at: usize) -> Error {
+        Error::BadEntry { kind: self.kind, handle: self.handle, entry_offset: at }
+    }
+
+    /// Finds the first entry whose key is `>= target`, rebuilding its key into `key`.
+    /// Returns the value's byte range, or `None` if every key is smaller.
+    /// The fast path of a point lookup: no iterator, no allocation beyond `key`'s growth.
+    ///
+    /// # Errors
+    /// [`Error::BadEntry`] if an entry on the way does not decode.
+    pub fn seek_value_range(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        key: &mut Vec<u8>,
+    ) -> Result<Option<std::ops::Range<usize>>> {
+        if self.num_restarts == 0 {
+            return Ok(None);
+        }
+        let start = self.find_restart(cmp, target)?;
+        key.clear();
+        let mut p = self.restart_point(start);
+        while p < self.restarts {
+            let h = self.decode_entry(p).ok_or_else(|| self.bad_entry(p))?;
+            if key.len() < h.shared {
+                return Err(self.bad_entry(p));
+            }
+            key.truncate(h.shared);
+            key.extend_from_slice(&self.data[h.key_at..h.key_at + h.non_shared]);
+            let v = h.key_at + h.non_shared;
+            if cmp.compare(key, target) != Ordering::Less {
+                return Ok(Some(v..v + h.value_len));
+            }
+            p = v + h.value_len;
+        }
+        Ok(None)
+    }
+
+    /// Binary search over the restart points for the last one whose key is `< target`
+    /// (or 0). Restart entries must have `shared == 0`.
+    fn find_restart(&self, cmp: &dyn Comparator, target: &[u8]) -> Result<u32> {
+        let mut left = 0u32;
+        let mut right = self.num_restarts - 1;
+        while left < right {
+            let mid = left + (right - left).div_ceil(2);
+            let off = self.restart_point(mid);
+            let h = match self.decode_entry(off) {
+                Some(h) if h.shared == 0 => h,
+                _ => return Err(self.bad_entry(off)),
+            };
+            let mid_key = &self.data[h.key_at..h.key_at + h.non_shared];
+            if cmp.compare(mid_key, target) == Ordering::Less {
+                left = mid;
+            } else {
+                right = mid - 1;
+            }
+        }
+        Ok(left)
+    }
+}
+
+/// A cursor over one block: `seek_to_first / seek_to_last / seek / next / prev`, then
+/// `valid / key / value`, and `error` once it has stopped on a bad entry.
+pub struct BlockIter<'c> {
+    block: Block,
+    cmp: &'c dyn Comparator,
+    /// Offset of the current entry; `block.restarts` when not valid.
+    current: usize,
+    restart_index: u32,
+    key: Vec<u8>,
+    value_start: usize,
+    value_len: usize,
+    err: Option<Error>,
+}
+
+impl<'c> BlockIter<'c> {
+    /// A cursor over `block`, not yet positioned.
+    pub fn new(block: Block, cmp: &'c dyn Comparator) -> Self {
+        let restarts = block.restarts;
+        let num = block.num_restarts;
+        BlockIter {
+            block,
+            cmp,
+            current: restarts,
+            restart_index: num,
+            key: Vec::new(),
+            value_start: restarts,
+            value_len: 0,
+            err: None,
+        }
+    }
+
+    /// The block this cursor walks.
+    pub fn block(&self) -> &Block {
+        &self.block
+    }
+
+    /// Whether the cursor is on an entry.
+    pub fn valid(&self) -> bool {
+        self.current < self.block.restarts && self.err.is_none()
+    }
+
+    /// The current key. Only meaningful when [`valid`](Self::valid).
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current value. Only meaningful when [`valid`](Self::valid).
+    pub fn value(&self) -> &[u8] {
+        self.block.data.get(self.value_start..self.value_start + self.value_len).unwrap_or(&[])
+    }
+
+    /// The current value as a shared, zero-copy slice of the block.
+    pub fn value_bytes(&self) -> Bytes {
+        if self.valid() {
+            self.block.data.slice(self.value_start..self.value_start + self.value_len)
+        } else {
+            Bytes::new()
+        }
+    }
+
+    /// Offset of the current entry inside the block.
+    pub fn entry_offset(&self) -> usize {
+        self.current
+    }
+
+    /// The error that stopped the cursor, if any.
+    pub fn error(&self) -> Option<&Error> {
+        self.err.as_ref()
+    }
+
+    /// Takes the error that stopped the cursor, if any.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.err.take()
+    }
+
+    fn next_entry_offset(&self) -> usize {
+        self.value_start + self.value_len
+    }
+
+    fn invalidate(&mut self) {
+        self.current = self.block.restarts;
+        self.restart_index = self.block.num_restarts;
+    }
+
+    fn corrupt(&mut self, at: usize) {
+        self.err = Some(self.block.bad_entry(at));
+        self.invalidate();
+        self.key.clear();
+        self.value_start = self.block.restarts;
+        self.value_len = 0;
+    }
+
+    fn seek_to_restart_point(&mut self, index: u32) {
+        self.key.clear();
+        self.restart_index = index;
+        self.value_start = self.block.restart_point(index);
+        self.value_len = 0;
+    }
+
+    /// Decodes the entry after the current one. False at the end or on corruption.
+    fn parse_next_key(&mut self) -> bool {
+        self.current = self.next_entry_offset();
+        if self.current >= self.block.restarts {
+            if self.current > self.block.restarts {
+                // Only a restart point past the entries gets here.
+                let at = self.current;
+                self.corrupt(at);
+            } else {
+                self.invalidate();
+            }
+            return false;
+        }
+        let p = self.current;
+        match self.block.decode_entry(p) {
+            Some(h) if self.key.len() >= h.shared => {
+                self.key.truncate(h.shared);
+                self.key.extend_from_slice(&self.block.data[h.key_at..h.key_at + h.non_shared]);
+                self.value_start = h.key_at + h.non_shared;
+                self.value_len = h.value_len;
+                while self.restart_index + 1 < self.block.num_restarts
+                    && self.block.restart_point(self.restart_index + 1) < self.current
+                {
+                    self.restart_index += 1;
+                }
+                true
+            }
+            _ => {
+                self.corrupt(p);
+                false
+            }
+        }
+    }
+
+    /// Moves to the first entry.
+    pub fn seek_to_first(&mut self) {
+        self.err = None;
+        if self.block.num_restarts == 0 {
+            self.invalidate();
+            return;
+        }
+        self.seek_to_restart_point(0);
+        self.parse_next_key();
+    }
+
+    /// Moves to the last entry.
+    pub fn seek_to_last(&mut self) {
+        self.err = None;
+        if self.block.num_restarts == 0 {
+            self.invalidate();
+            return;
+        }
+        self.seek_to_restart_point(self.block.num_restarts - 1);
+        while self.parse_next_key() && self.next_entry_offset() < self.block.restarts {}
+    }
+
+    /// Moves to the first entry whose key is `>= target`.
+    pub fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        if self.block.num_restarts == 0 {
+            self.invalidate();
+            return;
+        }
+        match self.block.find_restart(self.cmp, target) {
+            Ok(i) => self.seek_to_restart_point(i),
+            Err(e) => {
+                self.err = Some(e);
+                self.invalidate();
+                return;
+            }
+        }
+        while self.parse_next_key() {
+            if self.cmp.compare(&self.key, target) != Ordering::Less {
+                return;
+            }
+        }
+    }
+
+    /// Moves to the next entry. Requires [`valid`](Self::valid).
+    pub fn next(&mut self) {
+        if self.valid() {
+            self.parse_next_key();
+        }
+    }
+
+    /// Moves to the previous entry. Requires [`valid`](Self::valid).
+    pub fn prev(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        let original = self.current;
+        while self.block.restart_point(self.restart_index) >= original {
+            if self.restart_index == 0 {
+                self.invalidate();
+                return;
+            }
+            self.restart_index -= 1;
+        }
+        let index = self.restart_index;
+        self.seek_to_restart_point(index);
+        while self.parse_next_key() && self.next_entry_offset() < original {}
+    }
+}

@@ -1,0 +1,372 @@
+//! The crate's one error type.
+//!
+//! Every corruption error says what went wrong and where: the kind of block, its handle (file
+//! offset and size) and, inside a block, the entry's offset. Messages follow LevelDB's wording
+//! ("bad block handle", "block checksum mismatch", "not an sstable (bad magic number)") so that
+//! they can be searched for next to LevelDB's own reports.
+
+use std::fmt;
+use std::io;
+
+use crate::format::{self, BlockHandle, FOOTER_LEN};
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Which block of a table an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// A data block (keys and values).
+    Data,
+    /// The index block (separator keys to data-block handles).
+    Index,
+    /// The metaindex block (meta block names to handles).
+    Metaindex,
+    /// The filter block.
+    Filter,
+}
+
+impl fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BlockKind::Data => "data",
+            BlockKind::Index => "index",
+            BlockKind::Metaindex => "metaindex",
+            BlockKind::Filter => "filter",
+        })
+    }
+}
+
+/// Which table format a RocksDB file uses (for [`Error::RocksDb`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RocksDbFormat {
+    /// Block-based table with RocksDB's own magic (format_version >= 1).
+    BlockBased,
+    /// Block-based table with the legacy (LevelDB) magic, recognised by its metaindex.
+    LegacyBlockBased,
+    /// PlainTable.
+    Plain,
+    /// CuckooTable.
+    Cuckoo,
+}
+
+/// Everything that can go wrong reading or writing a table.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O error from the underlying file or writer.
+    Io {
+        /// The error from the operating system.
+        source: io::Error,
+        /// What was being read, if a block.
+        block: Option<(BlockKind, BlockHandle)>,
+    },
+    /// The file is shorter than the 48-byte footer.
+    TooShort {
+        /// The file's size.
+        file_size: u64,
+    },
+    /// The last 8 bytes are not the table magic.
+    BadMagic {
+        /// The 8 bytes at `file_size - 8`, as a little-endian u64.
+        found: u64,
+        /// Offset of the magic in the file.
+        offset: u64,
+    },
+    /// The file is a RocksDB table, which this crate does not read.
+    RocksDb {
+        /// Which RocksDB table format.
+        format: RocksDbFormat,
+        /// The format_version stored in the footer, if the format has one.
+        format_version: Option<u32>,
+    },
+    /// A footer handle does not decode.
+    BadFooterHandle {
+        /// File offset of the footer.
+        footer_offset: u64,
+    },
+    /// A block handle points outside the file (or overflows).
+    BadBlockHandle {
+        /// Which block the handle is for.
+        kind: BlockKind,
+        /// The handle as read.
+        handle: BlockHandle,
+        /// The offset the block plus trailer must end at or before.
+        limit: u64,
+    },
+    /// An index (or metaindex) value is not a block handle.
+    BadIndexValue {
+        /// The block holding the value.
+        kind: BlockKind,
+        /// Where that block is.
+        handle: BlockHandle,
+    },
+    /// Fewer bytes came back than the block needs.
+    TruncatedBlock {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// Bytes read.
+        got: usize,
+    },
+    /// The trailer's CRC does not match the block.
+    ChecksumMismatch {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// Unmasked CRC stored in the trailer.
+        expected: u32,
+        /// CRC of the stored bytes and type.
+        actual: u32,
+    },
+    /// The block could not be decompressed (or its compression id is unknown).
+    Decompress {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// The trailer's type byte.
+        compression: u8,
+        /// What the decompressor found.
+        reason: crate::compress::DecompressError,
+    },
+    /// The block's restart array does not fit ("bad block contents").
+    BadBlockContents {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An entry inside a block does not decode ("bad entry in block").
+    BadEntry {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// Offset of the entry inside the uncompressed block.
+        entry_offset: usize,
+    },
+    /// Keys in a block are not in comparator order (found by `verify`).
+    KeyOrder {
+        /// Which block.
+        kind: BlockKind,
+        /// Its handle.
+        handle: BlockHandle,
+        /// The earlier key.
+        previous: Vec<u8>,
+        /// The key that should have been greater.
+        key: Vec<u8>,
+    },
+    /// A key fails its filter although it is in the table (found by `verify`).
+    FilterMiss {
+        /// The data block holding the key.
+        handle: BlockHandle,
+        /// The key.
+        key: Vec<u8>,
+    },
+    /// A key in a table opened with internal keys is not an internal key.
+    BadInternalKey {
+        /// The data block holding the key.
+        handle: BlockHandle,
+        /// The key.
+        key: Vec<u8>,
+    },
+    /// A key given to a builder is not greater than the one before it.
+    OutOfOrder {
+        /// The previous key.
+        previous: Vec<u8>,
+        /// The key that was added.
+        got: Vec<u8>,
+    },
+    /// A builder hit an error earlier and takes no more input (LevelDB's sticky status).
+    BuilderFailed {
+        /// The first error, rendered.
+        first: String,
+    },
+    /// An argument is invalid (for example a block size of 0).
+    InvalidArgument(String),
+}
+
+impl Error {
+    pub(crate) fn io_at(source: io::Error, kind: BlockKind, handle: BlockHandle) -> Error {
+        Error::Io { source, block: Some((kind, handle)) }
+    }
+
+    /// True for errors that mean the file's bytes are damaged or not a LevelDB table
+    /// (as opposed to I/O errors and misuse).
+    pub fn is_corruption(&self) -> bool {
+        !matches!(
+            self,
+            Error::Io { .. }
+                | Error::OutOfOrder { .. }
+                | Error::BuilderFailed { .. }
+                | Error::InvalidArgument(_)
+        )
+    }
+
+    /// The block an error is about, if any.
+    pub fn block(&self) -> Option<(BlockKind, BlockHandle)> {
+        match *self {
+            Error::Io { block, .. } => block,
+            Error::BadBlockHandle { kind, handle, .. }
+            | Error::BadIndexValue { kind, handle }
+            | Error::TruncatedBlock { kind, handle, .. }
+            | Error::ChecksumMismatch { kind, handle, .. }
+            | Error::Decompress { kind, handle, .. }
+            | Error::BadBlockContents { kind, handle, .. }
+            | Error::BadEntry { kind, handle, .. }
+            | Error::KeyOrder { kind, handle, .. } => Some((kind, handle)),
+            Error::FilterMiss { handle, .. } | Error::BadInternalKey { handle, .. } => {
+                Some((BlockKind::Data, handle))
+            }
+            _ => None,
+        }
+    }
+
+    /// The file offset an error is about (a block's start, the footer, the magic), if any.
+    pub fn offset(&self) -> Option<u64> {
+        match *self {
+            Error::BadMagic { offset, .. } => Some(offset),
+            Error::BadFooterHandle { footer_offset } => Some(footer_offset),
+            Error::TooShort { .. } => Some(0),
+            Error::BadEntry { handle, entry_offset, .. } => {
+                Some(handle.offset.saturating_add(entry_offset as u64))
+            }
+            _ => self.block().map(|(_, h)| h.offset),
+        }
+    }
+}
+
+fn esc(key: &[u8]) -> String {
+    key.iter().flat_map(|&b| std::ascii::escape_default(b)).map(char::from).collect()
+}
+
+struct At(BlockKind, BlockHandle);
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} block at offset {} (size {})", self.0, self.1.offset, self.1.size)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { source, block: Some((k, h)) } => {
+                write!(f, "i/o error reading {}: {source}", At(*k, *h))
+            }
+            Error::Io { source, block: None } => write!(f, "i/o error: {source}"),
+            Error::TooShort { file_size } => {
+                write!(f, "file is too short to be an sstable ({file_size} bytes, need {FOOTER_LEN})")
+            }
+            Error::BadMagic { found, offset } => {
+                write!(f, "not an sstable (bad magic number {found:#018x} at offset {offset})")
+            }
+            Error::RocksDb { format, format_version } => {
+                let what = match format {
+                    RocksDbFormat::BlockBased => "block-based table",
+                    RocksDbFormat::LegacyBlockBased => "block-based table, legacy magic",
+                    RocksDbFormat::Plain => "PlainTable",
+                    RocksDbFormat::Cuckoo => "CuckooTable",
+                };
+                match format_version {
+                    Some(v) => write!(f, "RocksDB SST ({what}, format_version={v}), not LevelDB"),
+                    None => write!(f, "RocksDB SST ({what}), not LevelDB"),
+                }
+            }
+            Error::BadFooterHandle { footer_offset } => {
+                write!(f, "bad block handle in footer at offset {footer_offset}")
+            }
+            Error::BadBlockHandle { kind, handle, limit } => write!(
+                f,
+                "bad block handle: {} block at offset {} size {} ends past {limit}",
+                kind, handle.offset, handle.size
+            ),
+            Error::BadIndexValue { kind, handle } => {
+                write!(f, "bad block handle in an entry of the {}", At(*kind, *handle))
+            }
+            Error::TruncatedBlock { kind, handle, got } => {
+                write!(f, "truncated block read: {} (got {got} bytes)", At(*kind, *handle))
+            }
+            Error::ChecksumMismatch { kind, handle, expected, actual } => write!(
+                f,
+                "block checksum mismatch: {} (stored {expected:#010x}, computed {actual:#010x})",
+                At(*kind, *handle)
+            ),
+            Error::Decompress { kind, handle, compression, reason } => {
+                write!(f, "{reason} (compression id {compression}): {}", At(*kind, *handle))
+            }
+            Error::BadBlockContents { kind, handle, reason } => {
+                write!(f, "bad block contents: {} ({reason})", At(*kind, *handle))
+            }
+            Error::BadEntry { kind, handle, entry_offset } => {
+                write!(f, "bad entry in block: {}, entry at +{entry_offset}", At(*kind, *handle))
+            }
+            Error::KeyOrder { kind, handle, previous, key } => write!(
+                f,
+                "keys out of order in {}: '{}' then '{}'",
+                At(*kind, *handle),
+                esc(previous),
+                esc(key)
+            ),
+            Error::FilterMiss { handle, key } => write!(
+                f,
+                "filter does not match key '{}' of data block at offset {}",
+                esc(key),
+                handle.offset
+            ),
+            Error::BadInternalKey { handle, key } => write!(
+                f,
+                "bad internal key '{}' in data block at offset {}",
+                esc(key),
+                handle.offset
+            ),
+            Error::OutOfOrder { previous, got } => write!(
+                f,
+                "keys out of order: '{}' added after '{}'",
+                esc(got),
+                esc(previous)
+            ),
+            Error::BuilderFailed { first } => write!(f, "builder failed earlier: {first}"),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(source: io::Error) -> Self {
+        Error::Io { source, block: None }
+    }
+}
+
+/// Turns a wrong magic into [`Error::RocksDb`] when it is one of RocksDB's, else [`Error::BadMagic`].
+pub(crate) fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_size: u64) -> Error {
+    let version = || {
+        let at = FOOTER_LEN - format::ROCKSDB_FOOTER_VERSION_FROM_END;
+        Some(crate::coding::decode_fixed32(&footer[at..at + 4]))
+    };
+    match magic {
+        format::ROCKSDB_BLOCK_BASED_MAGIC => {
+            Error::RocksDb { format: RocksDbFormat::BlockBased, format_version: version() }
+        }
+        format::ROCKSDB_PLAIN_MAGIC | format::ROCKSDB_LEGACY_PLAIN_MAGIC => {
+            Error::RocksDb { format: RocksDbFormat::Plain, format_version: None }
+        }
+        format::ROCKSDB_CUCKOO_MAGIC => {
+            Error::RocksDb { format: RocksDbFormat::Cuckoo, format_version: None }
+        }
+        found => Error::BadMagic { found, offset: file_size - 8 },
+    }
+}

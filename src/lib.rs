@@ -1,0 +1,105 @@
+//! # leveldb-table
+//!
+//! A bit-exact reader and writer for the LevelDB table format (`.ldb` / `.sst` files), built
+//! around LevelDB's filter block and bloom filter policy.
+//!
+//! - [`TableBuilder`] writes what LevelDB's `TableBuilder` writes: prefix-compressed blocks
+//!   with restart points, snappy (kept only when it saves more than 12.5%), one bloom filter
+//!   per 2 KiB of data-block offset, metaindex, index and the 48-byte footer.
+//!   [`TableFileBuilder`] writes a file atomically (temp file, fsync, rename).
+//! - [`TableReader`] opens tables from files, byte buffers or any [`RandomAccess`] source.
+//!   Point lookups consult the filter *before* reading a data block; cursors never skip a
+//!   damaged block; checksums are verified by default.
+//! - Tables written by a LevelDB database (internal keys: user key + sequence/type tag) are
+//!   detected and read as they are: [`TableReader::lookup`] answers found / deleted / not found
+//!   for a user key at a snapshot.
+//! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
+//!   [`raw`] for tools and tests.
+//!
+//! ```
+//! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};
+//!
+//! # fn main() -> leveldb_table::Result<()> {
+//! let opts = Options::default().bloom(10);
+//! let mut builder = TableBuilder::new(Vec::new(), &opts)?;
+//! builder.add(b"apple", b"red")?;
+//! builder.add(b"banana", b"yellow")?;
+//! let (bytes, _stats) = builder.finish()?;
+//!
+//! let table = TableReader::open(bytes, ReaderOptions::default())?;
+//! assert_eq!(table.get(b"banana")?, Some(b"yellow".to_vec()));
+//! assert_eq!(table.get(b"cherry")?, None);
+//! # Ok(())
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod block;
+mod block_builder;
+mod cache;
+mod coding;
+mod comparator;
+mod compress;
+mod crc32c;
+mod error;
+mod filter;
+mod filter_block;
+mod format;
+mod hash;
+mod internal_key;
+mod io;
+mod options;
+mod table;
+mod table_builder;
+mod table_iter;
+mod verify;
+
+pub use cache::BlockCache;
+pub use comparator::{BytewiseComparator, Comparator};
+pub use compress::{Compression, CompressionProfile, DecompressError};
+pub use error::{BlockKind, Error, Result, RocksDbFormat};
+pub use filter::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
+pub use format::{BlockHandle, Footer};
+pub use internal_key::{
+    InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType,
+};
+pub use io::{CountingReader, RandomAccess};
+pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
+pub use table::{FilterStatus, Lookup, TableReader};
+pub use table_builder::{TableBuilder, TableFileBuilder, TableStats};
+pub use table_iter::{Entries, TableIter};
+pub use verify::VerifyReport;
+
+/// The layers under the table: encodings, checksums, hash, blocks, filter blocks, footer.
+/// For tools, tests and other engines that need LevelDB's pieces one by one.
+pub mod raw {
+    pub use crate::block::{Block, BlockIter};
+    pub use crate::block_builder::BlockBuilder;
+    pub use crate::filter_block::{FilterBlockBuilder, FilterBlockReader};
+
+    /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
+    pub mod coding {
+        pub use crate::coding::*;
+    }
+    /// CRC32C and LevelDB's mask (`util/crc32c.h`).
+    pub mod crc32c {
+        pub use crate::crc32c::*;
+    }
+    /// LevelDB's `Hash` (`util/hash.cc`).
+    pub mod hash {
+        pub use crate::hash::*;
+    }
+    /// Format constants, handles, footer, trailers, `read_block`.
+    pub mod format {
+        pub use crate::format::*;
+    }
+    /// Block codecs.
+    pub mod compress {
+        pub use crate::compress::*;
+    }
+    /// Internal keys of LevelDB databases.
+    pub mod internal_key {
+        pub use crate::internal_key::*;
+    }
+}

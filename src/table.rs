@@ -1,0 +1,581 @@
+//! Reads a table (LevelDB's `table/table.cc`).
+//!
+//! ```text
+//! open:  footer (last 48 bytes) -> index block (kept in memory)
+//!        -> metaindex -> "filter.<name>" -> filter block (kept in memory)
+//! get:   index.seek(key) -> data-block handle
+//!        -> filter.key_may_match(handle.offset, key)?   no: not found, no block read
+//!        -> block cache or read_block -> block.seek(key)
+//! ```
+//!
+//! Tables written by a LevelDB database hold internal keys; [`TableReader`] detects them (or is
+//! told) and then orders keys with [`InternalKeyComparator`] and probes filters with user keys.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::block::Block;
+use crate::cache::BlockCache;
+use crate::comparator::{BytewiseComparator, Comparator};
+use crate::error::{BlockKind, Error, Result};
+use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
+use crate::filter_block::FilterBlockReader;
+use crate::format::{
+    self, BlockContents, BlockHandle, Footer, ReadBlockOptions, BLOOM_POLICY_NAME,
+    FILTER_META_PREFIX, FOOTER_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
+};
+use crate::internal_key::{self, InternalKeyComparator, ValueType};
+use crate::io::RandomAccess;
+use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
+use crate::table_iter::TableIter;
+
+thread_local! {
+    /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.
+    static SCRATCH: Cell<(Vec<u8>, Vec<u8>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// The answer of a point lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The key has a value. `sequence` is set for internal-key tables.
+    Found {
+        /// The value.
+        value: Vec<u8>,
+        /// Sequence number of the version found (internal keys only).
+        sequence: Option<u64>,
+    },
+    /// The newest visible version is a deletion (internal keys only).
+    Deleted {
+        /// Sequence number of the deletion.
+        sequence: u64,
+    },
+    /// The table has no version of the key.
+    NotFound,
+}
+
+/// Why a table has no usable filter.
+#[derive(Debug)]
+pub enum FilterStatus {
+    /// The table has a filter and it is used for lookups.
+    Used,
+    /// The table was written without a filter.
+    Absent,
+    /// The table's filter has a policy name this reader does not know.
+    UnknownPolicy(String),
+    /// Filters are turned off in the reader options.
+    Disabled,
+    /// The metaindex or filter block could not be read; the table works without it.
+    Unreadable(Error),
+}
+
+/// An open table.
+pub struct TableReader<R> {
+    file: R,
+    file_size: u64,
+    footer: Footer,
+    index: Block,
+    metaindex: Vec<(Vec<u8>, BlockHandle)>,
+    filter: Option<FilterBlockReader>,
+    filter_handle: Option<BlockHandle>,
+    filter_status: FilterStatus,
+    comparator: Arc<dyn Comparator>,
+    user_comparator: Arc<dyn Comparator>,
+    internal: bool,
+    cache: Option<Arc<BlockCache>>,
+    cache_id: u64,
+    profile: CompressionProfile,
+}
+
+impl TableReader<File> {
+    /// Opens the table file at `path` read-only with default options.
+    ///
+    /// # Errors
+    /// I/O errors and every corruption [`TableReader::open`] reports.
+    pub fn open_path(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open(File::open(path)?, ReaderOptions::default())
+    }
+}
+
+impl<R: RandomAccess> TableReader<R> {
+    /// Opens a table: reads the footer, the index, the metaindex and the filter.
+    ///
+    /// A metaindex or filter block that cannot be read leaves the table usable without a
+    /// filter ([`filter_status`](Self::filter_status) says why).
+    ///
+    /// # Errors
+    /// A file under 48 bytes, a bad magic (RocksDB files are named), a bad footer, an index
+    /// block that cannot be read or validated.
+    pub fn open(file: R, opts: ReaderOptions) -> Result<Self> {
+        let file_size = file.size()?;
+        if file_size < FOOTER_LEN as u64 {
+            return Err(Error::TooShort { file_size });
+        }
+        let footer_at = file_size - FOOTER_LEN as u64;
+        let raw = file.read_at(footer_at, FOOTER_LEN)?;
+        let buf: &[u8; FOOTER_LEN] =
+            raw.as_ref().try_into().map_err(|_| Error::TooShort { file_size: raw.len() as u64 })?;
+        let footer = Footer::decode(buf, file_size)?;
+        let rb = ReadBlockOptions {
+            verify_checksum: opts.verify_checksums,
+            profile: opts.compression_profile,
+        };
+        let index_contents =
+            format::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
+        let index = Block::new(index_contents.data, BlockKind::Index, footer.index)?;
+
+        let mut table = TableReader {
+            file,
+            file_size,
+            footer,
+            index,
+            metaindex: Vec::new(),
+            filter: None,
+            filter_handle: None,
+            filter_status: FilterStatus::Absent,
+            comparator: opts.comparator.clone(),
+            user_comparator: opts.comparator.clone(),
+            internal: false,
+            cache: opts.block_cache.clone(),
+            cache_id: opts.block_cache.as_ref().map_or(0, |c| c.new_id()),
+            profile: opts.compression_profile,
+        };
+        match table.read_metaindex(rb) {
+            Ok(m) => table.metaindex = m,
+            Err(e) => table.filter_status = FilterStatus::Unreadable(e),
+        }
+        table.check_not_rocksdb()?;
+        table.internal = match opts.keys {
+            KeyFormat::Plain => false,
+            KeyFormat::Internal => true,
+            KeyFormat::Auto => table.detect_internal_keys(),
+        };
+        if table.internal {
+            table.comparator = Arc::new(InternalKeyComparator::new(opts.comparator.clone()));
+        }
+        if matches!(table.filter_status, FilterStatus::Absent) {
+            table.load_filter(&opts, rb);
+        }
+        Ok(table)
+    }
+
+    fn read_metaindex(&self, rb: ReadBlockOptions) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+        let h = self.footer.metaindex;
+        let contents = format::read_block(&self.file, h, BlockKind::Metaindex, self.data_end(), rb)?;
+        let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
+        let mut it = block.iter(&BytewiseComparator);
+        let mut out = Vec::new();
+        it.seek_to_first();
+        while it.valid() {
+            let mut v = it.value();
+            let handle = BlockHandle::decode_from(&mut v)
+                .ok_or(Error::BadIndexValue { kind: BlockKind::Metaindex, handle: h })?;
+            out.push((it.key().to_vec(), handle));
+            it.next();
+        }
+        match it.take_error() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// A legacy-magic RocksDB file is recognised by its metaindex.
+    fn check_not_rocksdb(&self) -> Result<()> {
+        let rocks = self.metaindex.iter().any(|(k, _)| {
+            k.starts_with(b"rocksdb.")
+                || k.starts_with(b"filter.rocksdb.")
+                || k.starts_with(b"fullfilter.")
+                || k.starts_with(b"partitionedfilter.")
+        });
+        if rocks {
+            return Err(Error::RocksDb {
+                format: crate::error::RocksDbFormat::LegacyBlockBased,
+                format_version: Some(0),
+            });
+        }
+        Ok(())
+    }
+
+    fn detect_internal_keys(&self) -> bool {
+        let mut it = self.index.iter(&BytewiseComparator);
+        it.seek_to_first();
+        let mut first_handle = None;
+        while it.valid() {
+            if internal_key::parse_internal_key(it.key()).is_none() {
+                return false;
+            }
+            if first_handle.is_none() {
+                let mut v = it.value();
+                first_handle = BlockHandle::decode_from(&mut v);
+            }
+            it.next();
+        }
+        let Some(h) = first_handle else { return false };
+        // Every key of the first data block must be an internal key too.
+        let Ok(block) = self.read_data_block(h, ReadOptions { verify_checksums: true, fill_cache: false })
+        else {
+            return true;
+        };
+        let mut it = block.iter(&BytewiseComparator);
+        it.seek_to_first();
+        let mut n = 0;
+        while it.valid() {
+            if internal_key::parse_internal_key(it.key()).is_none() {
+                return false;
+            }
+            n += 1;
+            it.next();
+        }
+        n > 0 || it.error().is_some()
+    }
+
+    fn load_filter(&mut self, opts: &ReaderOptions, rb: ReadBlockOptions) {
+        let Some((name, handle)) = self
+            .metaindex
+            .iter()
+            .find(|(k, _)| k.starts_with(FILTER_META_PREFIX))
+            .map(|(k, h)| (k[FILTER_META_PREFIX.len()..].to_vec(), *h))
+        else {
+            return;
+        };
+        self.filter_handle = Some(handle);
+        if !opts.use_filter {
+            self.filter_status = FilterStatus::Disabled;
+            return;
+        }
+        let name = String::from_utf8_lossy(&name).into_owned();
+        let policy: Arc<dyn FilterPolicy> =
+            match opts.filter_policies.iter().find(|p| p.name() == name) {
+                Some(p) => p.clone(),
+                None if name == BLOOM_POLICY_NAME => Arc::new(BloomFilterPolicy::new(10)),
+                None if name == LEGACY_BLOOM_POLICY_NAME => Arc::new(LegacyBloomFilterPolicy::new(10)),
+                None => {
+                    self.filter_status = FilterStatus::UnknownPolicy(name);
+                    return;
+                }
+            };
+        match format::read_block(&self.file, handle, BlockKind::Filter, self.data_end(), rb) {
+            Ok(c) => {
+                self.filter = Some(FilterBlockReader::new(policy, c.data));
+                self.filter_status = FilterStatus::Used;
+            }
+            Err(e) => self.filter_status = FilterStatus::Unreadable(e),
+        }
+    }
+
+    /// Offset of the footer: every block must end at or before it.
+    pub fn data_end(&self) -> u64 {
+        self.file_size - FOOTER_LEN as u64
+    }
+
+    /// Size of the file.
+    pub fn file_size(&self) -> u64 {
+        self.file_size
+    }
+
+    /// The decoded footer.
+    pub fn footer(&self) -> Footer {
+        self.footer
+    }
+
+    /// Whether keys are read as internal keys.
+    pub fn is_internal(&self) -> bool {
+        self.internal
+    }
+
+    /// The comparator keys are ordered by (internal-key comparator for internal keys).
+    pub fn comparator(&self) -> &dyn Comparator {
+        &*self.comparator
+    }
+
+    /// The index block.
+    pub fn index_block(&self) -> &Block {
+        &self.index
+    }
+
+    /// Metaindex entries (name, handle), in file order.
+    pub fn metaindex(&self) -> &[(Vec<u8>, BlockHandle)] {
+        &self.metaindex
+    }
+
+    /// The filter block reader, if the filter is used.
+    pub fn filter(&self) -> Option<&FilterBlockReader> {
+        self.filter.as_ref()
+    }
+
+    /// Handle of the filter block named in the metaindex, if any.
+    pub fn filter_handle(&self) -> Option<BlockHandle> {
+        self.filter_handle
+    }
+
+    /// Whether the filter is used, and if not, why.
+    pub fn filter_status(&self) -> &FilterStatus {
+        &self.filter_status
+    }
+
+    /// How compression id 2 is read.
+    pub fn compression_profile(&self) -> CompressionProfile {
+        self.profile
+    }
+
+    /// The underlying source.
+    pub fn source(&self) -> &R {
+        &self.file
+    }
+
+    /// Reads and checks any block of the table, bypassing the cache.
+    ///
+    /// # Errors
+    /// As [`format::read_block`].
+    pub fn read_block_contents(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify_checksum: bool,
+    ) -> Result<BlockContents> {
+        let rb = ReadBlockOptions { verify_checksum, profile: self.profile };
+        format::read_block(&self.file, handle, kind, self.data_end(), rb)
+    }
+
+    /// The data block at `handle`, from the cache or the file.
+    ///
+    /// Only blocks whose checksum was verified are put into the cache, so a cached block
+    /// is always a verified block.
+    ///
+    /// # Errors
+    /// As [`format::read_block`] and [`Block::new`].
+    pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
+        if let Some(cache) = &self.cache {
+            if let Some(b) = cache.get(self.cache_id, handle.offset) {
+                if b.handle() == handle {
+                    return Ok(b);
+                }
+            }
+        }
+        let contents = self.read_block_contents(handle, BlockKind::Data, opts.verify_checksums)?;
+        let block = Block::new(contents.data, BlockKind::Data, handle)?;
+        if let Some(cache) = &self.cache {
+            if opts.fill_cache && contents.checksum_verified {
+                cache.insert(self.cache_id, handle.offset, block.clone());
+            }
+        }
+        Ok(block)
+    }
+
+    /// The handle of the data block that may hold `seek_key` (a table key), if any.
+    fn index_lookup(&self, seek_key: &[u8], scratch: &mut Vec<u8>) -> Result<Option<BlockHandle>> {
+        match self.index.seek_value_range(&*self.comparator, seek_key, scratch)? {
+            None => Ok(None),
+            Some(r) => {
+                let mut v = &self.index.data()[r];
+                BlockHandle::decode_from(&mut v).map(Some).ok_or(Error::BadIndexValue {
+                    kind: BlockKind::Index,
+                    handle: self.footer.index,
+                })
+            }
+        }
+    }
+
+    /// LevelDB's `InternalGet`: finds the first entry `>= seek_key`, consulting the filter
+    /// with `filter_key` before reading the block, and hands it to `f`.
+    fn find<T>(
+        &self,
+        opts: ReadOptions,
+        seek_key: &[u8],
+        filter_key: &[u8],
+        f: impl FnOnce(&[u8], &[u8]) -> T,
+    ) -> Result<Option<T>> {
+        let (mut k1, mut k2) = SCRATCH.take();
+        let res = self.find_with(opts, seek_key, filter_key, f, &mut k1, &mut k2);
+        SCRATCH.set((k1, k2));
+        res
+    }
+
+    fn find_with<T>(
+        &self,
+        opts: ReadOptions,
+        seek_key: &[u8],
+        filter_key: &[u8],
+        f: impl FnOnce(&[u8], &[u8]) -> T,
+        k1: &mut Vec<u8>,
+        k2: &mut Vec<u8>,
+    ) -> Result<Option<T>> {
+        let Some(handle) = self.index_lookup(seek_key, k1)? else { return Ok(None) };
+        if let Some(filter) = &self.filter {
+            if !filter.key_may_match(handle.offset, filter_key) {
+                return Ok(None);
+            }
+        }
+        let block = self.read_data_block(handle, opts)?;
+        Ok(block
+            .seek_value_range(&*self.comparator, seek_key, k2)?
+            .map(|r| f(k2, &block.data()[r])))
+    }
+
+    /// Whether the filter rules out `key` (a user key for internal tables) in the data
+    /// block the index routes it to. `false` means a lookup would read that block.
+    ///
+    /// # Errors
+    /// If the index entry is corrupt.
+    pub fn filter_excludes(&self, key: &[u8]) -> Result<bool> {
+        let mut seek = Vec::new();
+        let seek_key = if self.internal {
+            internal_key::lookup_key(&mut seek, key, MAX_SEQUENCE);
+            &seek[..]
+        } else {
+            key
+        };
+        let mut scratch = Vec::new();
+        let Some(handle) = self.index_lookup(seek_key, &mut scratch)? else { return Ok(true) };
+        Ok(self.filter.as_ref().is_some_and(|f| !f.key_may_match(handle.offset, key)))
+    }
+
+    /// Looks up `key` and copies its value into `value` (cleared first). For internal-key
+    /// tables `key` is a user key, and the newest version counts: a deletion is "not found".
+    /// Returns whether a value was found. With a warm cache and a `value` of sufficient
+    /// capacity this allocates nothing.
+    ///
+    /// # Errors
+    /// If a block on the way cannot be read or is corrupt.
+    pub fn get_into(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
+        value.clear();
+        if !self.internal {
+            let found = self.find(opts, key, key, |k, v| {
+                if k == key {
+                    value.extend_from_slice(v);
+                    true
+                } else {
+                    false
+                }
+            })?;
+            return Ok(found == Some(true));
+        }
+        let r = self.lookup_internal(key, MAX_SEQUENCE, opts, |v| value.extend_from_slice(v))?;
+        Ok(matches!(r, Some(ValueType::Value)))
+    }
+
+    /// Looks up `key` with default [`ReadOptions`]; see [`get_into`](Self::get_into).
+    ///
+    /// # Errors
+    /// As [`get_into`](Self::get_into).
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let mut v = Vec::new();
+        Ok(self.get_into(key, ReadOptions::default(), &mut v)?.then_some(v))
+    }
+
+    /// Full lookup: for internal-key tables the newest version of user key `key` with a
+    /// sequence number `<= snapshot` (found, deleted or absent); for plain tables `snapshot`
+    /// is ignored.
+    ///
+    /// # Errors
+    /// As [`get_into`](Self::get_into).
+    pub fn lookup(&self, key: &[u8], snapshot: u64, opts: ReadOptions) -> Result<Lookup> {
+        if !self.internal {
+            let mut value = Vec::new();
+            return Ok(match self.get_into(key, opts, &mut value)? {
+                true => Lookup::Found { value, sequence: None },
+                false => Lookup::NotFound,
+            });
+        }
+        let mut value = Vec::new();
+        let mut seq = 0;
+        let r = self.lookup_internal_seq(key, snapshot, opts, |v, s| {
+            value.extend_from_slice(v);
+            seq = s;
+        })?;
+        Ok(match r {
+            Some(ValueType::Value) => Lookup::Found { value, sequence: Some(seq) },
+            Some(ValueType::Deletion) => Lookup::Deleted { sequence: seq },
+            None => Lookup::NotFound,
+        })
+    }
+
+    fn lookup_internal(
+        &self,
+        user_key: &[u8],
+        snapshot: u64,
+        opts: ReadOptions,
+        on_value: impl FnOnce(&[u8]),
+    ) -> Result<Option<ValueType>> {
+        self.lookup_internal_seq(user_key, snapshot, opts, |v, _| on_value(v))
+    }
+
+    fn lookup_internal_seq(
+        &self,
+        user_key: &[u8],
+        snapshot: u64,
+        opts: ReadOptions,
+        on_value: impl FnOnce(&[u8], u64),
+    ) -> Result<Option<ValueType>> {
+        let mut seek = Vec::with_capacity(user_key.len() + 8);
+        internal_key::lookup_key(&mut seek, user_key, snapshot);
+        let user_cmp = &*self.user_comparator;
+        let r = self.find(opts, &seek, user_key, |k, v| match internal_key::parse_internal_key(k) {
+            Some(p) if user_cmp.compare(p.user_key, user_key) == Ordering::Equal => {
+                if p.value_type == ValueType::Value {
+                    on_value(v, p.sequence);
+                } else {
+                    on_value(&[], p.sequence);
+                }
+                Some(p.value_type)
+            }
+            _ => None,
+        })?;
+        Ok(r.flatten())
+    }
+
+    /// A cursor over the whole table.
+    pub fn iter(&self, opts: ReadOptions) -> TableIter<'_, R> {
+        TableIter::new(self, opts)
+    }
+
+    /// Roughly where the data for `key` starts in the file (LevelDB's
+    /// `ApproximateOffsetOf`): the offset of the data block the index routes `key` to, or the
+    /// metaindex offset for keys past the last one.
+    pub fn approximate_offset_of(&self, key: &[u8]) -> u64 {
+        let mut it = self.index.iter(&*self.comparator);
+        it.seek(key);
+        if it.valid() {
+            let mut v = it.value();
+            if let Some(h) = BlockHandle::decode_from(&mut v) {
+                return h.offset;
+            }
+        }
+        self.footer.metaindex.offset
+    }
+
+    /// Data-block handles in index order, with their separator keys.
+    ///
+    /// # Errors
+    /// If the index block has a bad entry or a value that is not a handle.
+    pub fn data_block_handles(&self) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+        let mut it = self.index.iter(&BytewiseComparator);
+        it.seek_to_first();
+        let mut out = Vec::new();
+        while it.valid() {
+            let mut v = it.value();
+            let h = BlockHandle::decode_from(&mut v).ok_or(Error::BadIndexValue {
+                kind: BlockKind::Index,
+                handle: self.footer.index,
+            })?;
+            out.push((it.key().to_vec(), h));
+            it.next();
+        }
+        match it.take_error() {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// A shared, zero-copy view of a cached or freshly read data block's bytes.
+    ///
+    /// # Errors
+    /// As [`read_data_block`](Self::read_data_block).
+    pub fn data_block_bytes(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Bytes> {
+        Ok(self.read_data_block(handle, opts)?.data().clone())
+    }
+}

@@ -1,0 +1,322 @@
+//! Writes a table (LevelDB's `table/table_builder.cc`).
+//!
+//! ```text
+//! add(k, v):  the data block takes (k, v); the filter builder takes k.
+//!             Once the block's estimate reaches block_size, it is flushed:
+//!             compressed (kept only if it saves > 12.5%), written with its trailer,
+//!             and filter.start_block(offset after the trailer) is called.
+//!             The block's index entry waits for the next key, so its separator can be
+//!             shortened between the two blocks.
+//! finish():   last data block, filter block (raw), metaindex ("filter.<name>" -> handle),
+//!             index (restart interval 1), footer.
+//! ```
+//!
+//! Bytes written are identical to LevelDB's for the same options, keys and compressor.
+
+use std::cmp::Ordering;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::block_builder::BlockBuilder;
+use crate::comparator::Comparator;
+use crate::compress::{self, Compression};
+use crate::error::{Error, Result};
+use crate::filter_block::FilterBlockBuilder;
+use crate::format::{self, BlockHandle, Footer, FILTER_META_PREFIX, INDEX_RESTART_INTERVAL};
+use crate::options::Options;
+
+/// What a finished table holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Entries added.
+    pub entries: u64,
+    /// Data blocks written.
+    pub data_blocks: u64,
+    /// Total bytes of keys added.
+    pub raw_key_bytes: u64,
+    /// Total bytes of values added.
+    pub raw_value_bytes: u64,
+    /// Bytes of the file.
+    pub file_size: u64,
+    /// Handle of the filter block, if one was written.
+    pub filter: Option<BlockHandle>,
+    /// Handle of the metaindex block.
+    pub metaindex: BlockHandle,
+    /// Handle of the index block.
+    pub index: BlockHandle,
+}
+
+/// Builds a table into any [`Write`]. Call protocol: `add*` in strictly increasing key
+/// order, then `finish`, which returns the writer.
+pub struct TableBuilder<W: Write> {
+    writer: W,
+    offset: u64,
+    comparator: Arc<dyn Comparator>,
+    block_size: usize,
+    compression: Compression,
+    restart_interval: usize,
+    filter_name: Option<String>,
+    data_block: BlockBuilder,
+    index_block: BlockBuilder,
+    filter_block: Option<FilterBlockBuilder>,
+    last_key: Vec<u8>,
+    pending_index_entry: bool,
+    pending_handle: BlockHandle,
+    compressed: Vec<u8>,
+    handle_buf: Vec<u8>,
+    stats: TableStats,
+    failed: Option<String>,
+}
+
+impl<W: Write> TableBuilder<W> {
+    /// A builder writing to `writer` with `opts`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a block size or restart interval of 0.
+    pub fn new(writer: W, opts: &Options) -> Result<Self> {
+        if opts.block_size == 0 || opts.block_restart_interval == 0 {
+            return Err(Error::InvalidArgument(
+                "block size and restart interval must be at least 1".into(),
+            ));
+        }
+        let mut filter_block = opts.filter_policy.clone().map(FilterBlockBuilder::new);
+        if let Some(f) = filter_block.as_mut() {
+            f.start_block(0);
+        }
+        Ok(TableBuilder {
+            writer,
+            offset: 0,
+            comparator: opts.comparator.clone(),
+            block_size: opts.block_size,
+            compression: opts.compression,
+            restart_interval: opts.block_restart_interval,
+            filter_name: opts.filter_policy.as_ref().map(|p| p.name().to_string()),
+            data_block: BlockBuilder::new(opts.block_restart_interval),
+            index_block: BlockBuilder::new(INDEX_RESTART_INTERVAL),
+            filter_block,
+            last_key: Vec::new(),
+            pending_index_entry: false,
+            pending_handle: BlockHandle::default(),
+            compressed: Vec::new(),
+            handle_buf: Vec::with_capacity(format::MAX_BLOCK_HANDLE_LEN),
+            stats: TableStats::default(),
+            failed: None,
+        })
+    }
+
+    fn check_ok(&self) -> Result<()> {
+        match &self.failed {
+            Some(first) => Err(Error::BuilderFailed { first: first.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        if self.failed.is_none() {
+            self.failed = Some(e.to_string());
+        }
+        e
+    }
+
+    /// Adds an entry. Keys must be strictly increasing in the comparator's order.
+    ///
+    /// # Errors
+    /// [`Error::OutOfOrder`] (naming both keys; the builder stays usable), or an I/O error
+    /// (after which every call fails with [`Error::BuilderFailed`]).
+    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.check_ok()?;
+        if self.stats.entries > 0 && self.comparator.compare(key, &self.last_key) != Ordering::Greater
+        {
+            return Err(Error::OutOfOrder { previous: self.last_key.clone(), got: key.to_vec() });
+        }
+        if self.pending_index_entry {
+            self.comparator.find_shortest_separator(&mut self.last_key, key);
+            self.add_index_entry();
+        }
+        if let Some(f) = self.filter_block.as_mut() {
+            f.add_key(key);
+        }
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
+        self.stats.entries += 1;
+        self.stats.raw_key_bytes += key.len() as u64;
+        self.stats.raw_value_bytes += value.len() as u64;
+        self.data_block.add(key, value);
+        if self.data_block.current_size_estimate() >= self.block_size {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn add_index_entry(&mut self) {
+        self.handle_buf.clear();
+        self.pending_handle.encode_to(&mut self.handle_buf);
+        self.index_block.add(&self.last_key, &self.handle_buf);
+        self.pending_index_entry = false;
+    }
+
+    /// Writes the current data block now, even if it is smaller than the block size.
+    ///
+    /// # Errors
+    /// An I/O error (sticky).
+    pub fn flush(&mut self) -> Result<()> {
+        self.check_ok()?;
+        if self.data_block.is_empty() {
+            return Ok(());
+        }
+        let mut block = std::mem::replace(&mut self.data_block, BlockBuilder::new(1));
+        let res = self.write_block(&mut block);
+        block.reset();
+        self.data_block = block;
+        self.pending_handle = res?;
+        self.pending_index_entry = true;
+        self.stats.data_blocks += 1;
+        if let Some(f) = self.filter_block.as_mut() {
+            f.start_block(self.offset);
+        }
+        Ok(())
+    }
+
+    /// Compresses (if it pays) and writes a finished block.
+    fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
+        let raw = block.finish();
+        let mut kind = self.compression;
+        if kind != Compression::None {
+            if let Err(e) = compress::compress(kind, raw, &mut self.compressed) {
+                return Err(self.fail(e.into()));
+            }
+            // LevelDB keeps the compressed form only if it saves more than 12.5%.
+            if self.compressed.len() >= raw.len() - raw.len() / 8 {
+                kind = Compression::None;
+            }
+        }
+        let contents: &[u8] = if kind == Compression::None { raw } else { &self.compressed };
+        let trailer = format::block_trailer(contents, kind.id());
+        let handle = BlockHandle::new(self.offset, contents.len() as u64);
+        let res = self
+            .writer
+            .write_all(contents)
+            .and_then(|_| self.writer.write_all(&trailer));
+        if let Err(e) = res {
+            return Err(self.fail(e.into()));
+        }
+        self.offset += (contents.len() + trailer.len()) as u64;
+        Ok(handle)
+    }
+
+    fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
+        let trailer = format::block_trailer(contents, compression);
+        let handle = BlockHandle::new(self.offset, contents.len() as u64);
+        let res = self.writer.write_all(contents).and_then(|_| self.writer.write_all(&trailer));
+        if let Err(e) = res {
+            return Err(self.fail(e.into()));
+        }
+        self.offset += (contents.len() + trailer.len()) as u64;
+        Ok(handle)
+    }
+
+    /// Entries added so far.
+    pub fn num_entries(&self) -> u64 {
+        self.stats.entries
+    }
+
+    /// Bytes written so far (the file size if `finish` were called now, minus the tail).
+    pub fn file_size(&self) -> u64 {
+        self.offset
+    }
+
+    /// Writes the remaining blocks and the footer, flushes the writer, and returns it.
+    ///
+    /// # Errors
+    /// An I/O error, or the builder's earlier error.
+    pub fn finish(mut self) -> Result<(W, TableStats)> {
+        self.flush()?;
+        // Filter block, stored raw.
+        if let Some(fb) = self.filter_block.take() {
+            let bytes = fb.finish();
+            self.stats.filter = Some(self.write_raw(&bytes, format::COMPRESSION_NONE)?);
+        }
+        // Metaindex: "filter.<name>" -> filter handle.
+        let mut meta = BlockBuilder::new(self.restart_interval);
+        if let (Some(name), Some(h)) = (&self.filter_name, self.stats.filter) {
+            let mut key = FILTER_META_PREFIX.to_vec();
+            key.extend_from_slice(name.as_bytes());
+            let mut v = Vec::new();
+            h.encode_to(&mut v);
+            meta.add(&key, &v);
+        }
+        self.stats.metaindex = self.write_block(&mut meta)?;
+        // Index, with the last block's entry.
+        if self.pending_index_entry {
+            self.comparator.find_short_successor(&mut self.last_key);
+            self.add_index_entry();
+        }
+        let mut index = std::mem::replace(&mut self.index_block, BlockBuilder::new(1));
+        self.stats.index = self.write_block(&mut index)?;
+        let footer = Footer { metaindex: self.stats.metaindex, index: self.stats.index }.encode();
+        if let Err(e) = self.writer.write_all(&footer).and_then(|_| self.writer.flush()) {
+            return Err(self.fail(e.into()));
+        }
+        self.offset += footer.len() as u64;
+        self.stats.file_size = self.offset;
+        Ok((self.writer, self.stats))
+    }
+}
+
+/// Builds a table at a path atomically: the bytes go to a temporary file in the target's
+/// directory, which is fsynced and renamed over the target by [`finish`](Self::finish).
+/// If the build fails, or the builder is dropped unfinished, the temporary file is removed
+/// and nothing appears at the target path.
+pub struct TableFileBuilder {
+    inner: TableBuilder<BufWriter<tempfile::NamedTempFile>>,
+    path: PathBuf,
+}
+
+impl TableFileBuilder {
+    /// Starts a table that will appear at `path` when finished.
+    ///
+    /// # Errors
+    /// If the temporary file cannot be created, or the options are invalid.
+    pub fn create(path: impl AsRef<Path>, opts: &Options) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = tempfile::Builder::new().prefix(".sst-").suffix(".tmp").tempfile_in(&dir)?;
+        let inner = TableBuilder::new(BufWriter::with_capacity(1 << 16, tmp), opts)?;
+        Ok(TableFileBuilder { inner, path })
+    }
+
+    /// Adds an entry; see [`TableBuilder::add`].
+    ///
+    /// # Errors
+    /// As [`TableBuilder::add`].
+    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.inner.add(key, value)
+    }
+
+    /// The builder inside (for `num_entries`, `file_size`).
+    pub fn builder(&self) -> &TableBuilder<BufWriter<tempfile::NamedTempFile>> {
+        &self.inner
+    }
+
+    /// Finishes the table, fsyncs it, renames it to the target path and fsyncs the
+    /// directory.
+    ///
+    /// # Errors
+    /// Any I/O error; the target path is then left as it was.
+    pub fn finish(self) -> Result<TableStats> {
+        let (w, stats) = self.inner.finish()?;
+        let tmp = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&self.path).map_err(|e| Error::from(e.error))?;
+        #[cfg(unix)]
+        if let Some(dir) = self.path.parent() {
+            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(stats)
+    }
+}

@@ -1,0 +1,275 @@
+//! A cursor over a whole table: index cursor -> data-block cursor (LevelDB's
+//! `table/two_level_iterator.cc`).
+//!
+//! ```text
+//! index:  [sep0 -> block0] [sep1 -> block1] ... [sepN -> blockN]
+//!            |                 |
+//!         block0 entries    block1 entries ...
+//! ```
+//!
+//! Empty data blocks are skipped, as LevelDB does. A block that cannot be read or decoded
+//! stops the cursor with an error; it is never skipped silently.
+
+use bytes::Bytes;
+
+use crate::block::{Block, BlockIter};
+use crate::error::{Error, Result};
+use crate::format::BlockHandle;
+use crate::internal_key::{self, ParsedInternalKey};
+use crate::io::RandomAccess;
+use crate::options::ReadOptions;
+use crate::table::TableReader;
+
+/// A cursor over a table's entries, in key order.
+pub struct TableIter<'a, R> {
+    table: &'a TableReader<R>,
+    opts: ReadOptions,
+    index: BlockIter<'a>,
+    data: Option<BlockIter<'a>>,
+    data_handle: Option<BlockHandle>,
+    err: Option<Error>,
+}
+
+impl<'a, R: RandomAccess> TableIter<'a, R> {
+    pub(crate) fn new(table: &'a TableReader<R>, opts: ReadOptions) -> Self {
+        TableIter {
+            table,
+            opts,
+            index: table.index_block().iter(table.comparator()),
+            data: None,
+            data_handle: None,
+            err: None,
+        }
+    }
+
+    /// Whether the cursor is on an entry.
+    pub fn valid(&self) -> bool {
+        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+    }
+
+    /// The current key (as stored: an internal key for internal-key tables).
+    pub fn key(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.key())
+    }
+
+    /// The current value.
+    pub fn value(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.value())
+    }
+
+    /// The current value as a shared, zero-copy slice of its block.
+    pub fn value_bytes(&self) -> Bytes {
+        self.data.as_ref().map_or_else(Bytes::new, |d| d.value_bytes())
+    }
+
+    /// The current key split into user key, sequence and type (internal-key tables).
+    pub fn parsed_key(&self) -> Option<ParsedInternalKey<'_>> {
+        internal_key::parse_internal_key(self.key())
+    }
+
+    /// Handle of the data block the cursor is in.
+    pub fn block_handle(&self) -> Option<BlockHandle> {
+        self.data_handle
+    }
+
+    /// The error that stopped the cursor, if any.
+    pub fn status(&self) -> Result<(), &Error> {
+        match &self.err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes the error that stopped the cursor, if any.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.err.take()
+    }
+
+    fn set_error(&mut self, e: Error) {
+        if self.err.is_none() {
+            self.err = Some(e);
+        }
+        self.data = None;
+    }
+
+    /// Loads the data block the index cursor points at (if not already loaded).
+    fn init_data_block(&mut self) {
+        if let Some(e) = self.index.take_error() {
+            self.set_error(e);
+            return;
+        }
+        if !self.index.valid() {
+            self.data = None;
+            self.data_handle = None;
+            return;
+        }
+        let mut v = self.index.value();
+        let Some(handle) = BlockHandle::decode_from(&mut v) else {
+            let e = Error::BadIndexValue {
+                kind: crate::error::BlockKind::Index,
+                handle: self.table.footer().index,
+            };
+            self.set_error(e);
+            return;
+        };
+        if self.data.is_some() && self.data_handle == Some(handle) {
+            return;
+        }
+        match self.table.read_data_block(handle, self.opts) {
+            Ok(block) => self.set_data_block(block, handle),
+            Err(e) => self.set_error(e),
+        }
+    }
+
+    fn set_data_block(&mut self, block: Block, handle: BlockHandle) {
+        match self.data.as_mut() {
+            Some(_) | None => {
+                self.data = Some(BlockIter::new(block, self.table.comparator()));
+            }
+        }
+        self.data_handle = Some(handle);
+    }
+
+    /// After a data-cursor move: picks up its error, or moves on past empty blocks.
+    fn skip_empty_forward(&mut self) {
+        loop {
+            if self.err.is_some() {
+                return;
+            }
+            match self.data.as_mut() {
+                Some(d) if d.valid() => return,
+                Some(d) => {
+                    if let Some(e) = d.take_error() {
+                        self.set_error(e);
+                        return;
+                    }
+                }
+                None => {}
+            }
+            if !self.index.valid() {
+                self.data = None;
+                return;
+            }
+            self.index.next();
+            self.init_data_block();
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_first();
+            }
+        }
+    }
+
+    fn skip_empty_backward(&mut self) {
+        loop {
+            if self.err.is_some() {
+                return;
+            }
+            match self.data.as_mut() {
+                Some(d) if d.valid() => return,
+                Some(d) => {
+                    if let Some(e) = d.take_error() {
+                        self.set_error(e);
+                        return;
+                    }
+                }
+                None => {}
+            }
+            if !self.index.valid() {
+                self.data = None;
+                return;
+            }
+            self.index.prev();
+            self.init_data_block();
+            if let Some(d) = self.data.as_mut() {
+                d.seek_to_last();
+            }
+        }
+    }
+
+    /// Moves to the first entry.
+    pub fn seek_to_first(&mut self) {
+        self.err = None;
+        self.index.seek_to_first();
+        self.init_data_block();
+        if let Some(d) = self.data.as_mut() {
+            d.seek_to_first();
+        }
+        self.skip_empty_forward();
+    }
+
+    /// Moves to the last entry.
+    pub fn seek_to_last(&mut self) {
+        self.err = None;
+        self.index.seek_to_last();
+        self.init_data_block();
+        if let Some(d) = self.data.as_mut() {
+            d.seek_to_last();
+        }
+        self.skip_empty_backward();
+    }
+
+    /// Moves to the first entry whose key is `>= target` (a table key).
+    pub fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        self.index.seek(target);
+        self.init_data_block();
+        if let Some(d) = self.data.as_mut() {
+            d.seek(target);
+        }
+        self.skip_empty_forward();
+    }
+
+    /// Moves to the next entry.
+    pub fn next(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = self.data.as_mut() {
+            d.next();
+        }
+        self.skip_empty_forward();
+    }
+
+    /// Moves to the previous entry.
+    pub fn prev(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = self.data.as_mut() {
+            d.prev();
+        }
+        self.skip_empty_backward();
+    }
+
+    /// The remaining entries as a std iterator of owned pairs, starting at the current
+    /// position (call a seek first). An error is yielded once, then the iterator ends.
+    pub fn entries(self) -> Entries<'a, R> {
+        Entries { it: self, done: false }
+    }
+}
+
+/// Owned (key, value) pairs from a [`TableIter`]; see [`TableIter::entries`].
+pub struct Entries<'a, R> {
+    it: TableIter<'a, R>,
+    done: bool,
+}
+
+impl<R: RandomAccess> Iterator for Entries<'_, R> {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if let Some(e) = self.it.take_error() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        if !self.it.valid() {
+            self.done = true;
+            return None;
+        }
+        let item = (self.it.key().to_vec(), self.it.value().to_vec());
+        self.it.next();
+        Some(Ok(item))
+    }
+}
