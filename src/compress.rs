@@ -180,9 +180,8 @@ fn zstd(input: &[u8]) -> Result<Vec<u8>, DecompressError> {
     if len > bound || len > MAX_BLOCK_BYTES as u64 {
         return Err(DecompressError::BadLength("zstd"));
     }
-    let mut out = Vec::with_capacity(len as usize);
-    match zstd::bulk::decompress_to_buffer(input, &mut out) {
-        Ok(n) if n as u64 == len => Ok(out),
+    match zstd::bulk::decompress(input, len as usize) {
+        Ok(out) if out.len() as u64 == len => Ok(out),
         _ => Err(DecompressError::BadContents("zstd")),
     }
 }

@@ -124,6 +124,13 @@ impl<R: RandomAccess> TableReader<R> {
             verify_checksum: opts.verify_checksums,
             profile: opts.compression_profile,
         };
+        // The metaindex first: a RocksDB file with the legacy magic is recognised by its
+        // meta block names, before its index (perhaps in a codec we do not read) is touched.
+        let (metaindex, meta_err) = match read_metaindex(&file, footer.metaindex, footer_at, rb) {
+            Ok(m) => (m, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        check_not_rocksdb(&metaindex)?;
         let index_contents =
             format::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
         let index = Block::new(index_contents.data, BlockKind::Index, footer.index)?;
@@ -133,10 +140,13 @@ impl<R: RandomAccess> TableReader<R> {
             file_size,
             footer,
             index,
-            metaindex: Vec::new(),
+            metaindex,
             filter: None,
             filter_handle: None,
-            filter_status: FilterStatus::Absent,
+            filter_status: match meta_err {
+                Some(e) => FilterStatus::Unreadable(e),
+                None => FilterStatus::Absent,
+            },
             comparator: opts.comparator.clone(),
             user_comparator: opts.comparator.clone(),
             internal: false,
@@ -144,11 +154,6 @@ impl<R: RandomAccess> TableReader<R> {
             cache_id: opts.block_cache.as_ref().map_or(0, |c| c.new_id()),
             profile: opts.compression_profile,
         };
-        match table.read_metaindex(rb) {
-            Ok(m) => table.metaindex = m,
-            Err(e) => table.filter_status = FilterStatus::Unreadable(e),
-        }
-        table.check_not_rocksdb()?;
         table.internal = match opts.keys {
             KeyFormat::Plain => false,
             KeyFormat::Internal => true,
@@ -161,43 +166,6 @@ impl<R: RandomAccess> TableReader<R> {
             table.load_filter(&opts, rb);
         }
         Ok(table)
-    }
-
-    fn read_metaindex(&self, rb: ReadBlockOptions) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
-        let h = self.footer.metaindex;
-        let contents = format::read_block(&self.file, h, BlockKind::Metaindex, self.data_end(), rb)?;
-        let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
-        let mut it = block.iter(&BytewiseComparator);
-        let mut out = Vec::new();
-        it.seek_to_first();
-        while it.valid() {
-            let mut v = it.value();
-            let handle = BlockHandle::decode_from(&mut v)
-                .ok_or(Error::BadIndexValue { kind: BlockKind::Metaindex, handle: h })?;
-            out.push((it.key().to_vec(), handle));
-            it.next();
-        }
-        match it.take_error() {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
-    }
-
-    /// A legacy-magic RocksDB file is recognised by its metaindex.
-    fn check_not_rocksdb(&self) -> Result<()> {
-        let rocks = self.metaindex.iter().any(|(k, _)| {
-            k.starts_with(b"rocksdb.")
-                || k.starts_with(b"filter.rocksdb.")
-                || k.starts_with(b"fullfilter.")
-                || k.starts_with(b"partitionedfilter.")
-        });
-        if rocks {
-            return Err(Error::RocksDb {
-                format: crate::error::RocksDbFormat::LegacyBlockBased,
-                format_version: Some(0),
-            });
-        }
-        Ok(())
     }
 
     fn detect_internal_keys(&self) -> bool {
@@ -578,4 +546,46 @@ impl<R: RandomAccess> TableReader<R> {
     pub fn data_block_bytes(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Bytes> {
         Ok(self.read_data_block(handle, opts)?.data().clone())
     }
+}
+
+fn read_metaindex<R: RandomAccess>(
+    file: &R,
+    h: BlockHandle,
+    data_end: u64,
+    rb: ReadBlockOptions,
+) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+    let contents = format::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
+    let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
+    let mut it = block.iter(&BytewiseComparator);
+    let mut out = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        let mut v = it.value();
+        let handle = BlockHandle::decode_from(&mut v)
+            .ok_or(Error::BadIndexValue { kind: BlockKind::Metaindex, handle: h })?;
+        out.push((it.key().to_vec(), handle));
+        it.next();
+    }
+    match it.take_error() {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// A RocksDB block-based table with the legacy (LevelDB) magic is recognised by the names
+/// of its meta blocks.
+fn check_not_rocksdb(metaindex: &[(Vec<u8>, BlockHandle)]) -> Result<()> {
+    let rocks = metaindex.iter().any(|(k, _)| {
+        k.starts_with(b"rocksdb.")
+            || k.starts_with(b"filter.rocksdb.")
+            || k.starts_with(b"fullfilter.")
+            || k.starts_with(b"partitionedfilter.")
+    });
+    if rocks {
+        return Err(Error::RocksDb {
+            format: crate::error::RocksDbFormat::LegacyBlockBased,
+            format_version: Some(0),
+        });
+    }
+    Ok(())
 }

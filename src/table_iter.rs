@@ -240,6 +240,13 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.skip_empty_backward();
     }
 
+    /// Every entry from the first, as a std iterator of owned pairs. An error is yielded
+    /// once, then the iterator ends.
+    pub fn entries_from_start(mut self) -> Entries<'a, R> {
+        self.seek_to_first();
+        self.entries()
+    }
+
     /// The remaining entries as a std iterator of owned pairs, starting at the current
     /// position (call a seek first). An error is yielded once, then the iterator ends.
     pub fn entries(self) -> Entries<'a, R> {
