@@ -1,0 +1,216 @@
+//! Model tests: random data through blocks and tables, compared with a `BTreeMap`, with one
+//! shared checker of the cursor contract (forward, backward, seek, get).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leveldb_table::raw::{Block, BlockBuilder, BlockIter};
+use leveldb_table::{
+    BlockCache, BytewiseComparator, Compression, KeyFormat, Options, ReadOptions, ReaderOptions,
+    TableBuilder, TableIter, TableReader,
+};
+use proptest::prelude::*;
+
+/// The cursor operations both block and table cursors offer.
+trait Cursor {
+    fn seek_to_first(&mut self);
+    fn seek_to_last(&mut self);
+    fn seek(&mut self, k: &[u8]);
+    fn next(&mut self);
+    fn prev(&mut self);
+    fn valid(&self) -> bool;
+    fn key(&self) -> &[u8];
+    fn value(&self) -> &[u8];
+    fn ok(&self) -> bool;
+}
+
+impl Cursor for BlockIter<'_> {
+    fn seek_to_first(&mut self) { BlockIter::seek_to_first(self) }
+    fn seek_to_last(&mut self) { BlockIter::seek_to_last(self) }
+    fn seek(&mut self, k: &[u8]) { BlockIter::seek(self, k) }
+    fn next(&mut self) { BlockIter::next(self) }
+    fn prev(&mut self) { BlockIter::prev(self) }
+    fn valid(&self) -> bool { BlockIter::valid(self) }
+    fn key(&self) -> &[u8] { BlockIter::key(self) }
+    fn value(&self) -> &[u8] { BlockIter::value(self) }
+    fn ok(&self) -> bool { self.error().is_none() }
+}
+
+impl<R: leveldb_table::RandomAccess> Cursor for TableIter<'_, R> {
+    fn seek_to_first(&mut self) { TableIter::seek_to_first(self) }
+    fn seek_to_last(&mut self) { TableIter::seek_to_last(self) }
+    fn seek(&mut self, k: &[u8]) { TableIter::seek(self, k) }
+    fn next(&mut self) { TableIter::next(self) }
+    fn prev(&mut self) { TableIter::prev(self) }
+    fn valid(&self) -> bool { TableIter::valid(self) }
+    fn key(&self) -> &[u8] { TableIter::key(self) }
+    fn value(&self) -> &[u8] { TableIter::value(self) }
+    fn ok(&self) -> bool { self.status().is_ok() }
+}
+
+/// Checks a cursor against the model: full forward and backward walks, a seek to every key
+/// and to probes between keys, and next/prev after each seek.
+fn check_cursor(c: &mut dyn Cursor, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: &[Vec<u8>]) {
+    c.seek_to_first();
+    for (k, v) in model {
+        assert!(c.valid(), "forward walk ended early");
+        assert_eq!((c.key(), c.value()), (&k[..], &v[..]));
+        c.next();
+    }
+    assert!(!c.valid() && c.ok());
+    c.seek_to_last();
+    for (k, v) in model.iter().rev() {
+        assert!(c.valid(), "backward walk ended early");
+        assert_eq!((c.key(), c.value()), (&k[..], &v[..]));
+        c.prev();
+    }
+    assert!(!c.valid() && c.ok());
+    for target in model.keys().chain(probes) {
+        c.seek(target);
+        let mut expect = model.range(target.clone()..);
+        match expect.next() {
+            Some((k, v)) => {
+                assert!(c.valid(), "seek to existing position");
+                assert_eq!((c.key(), c.value()), (&k[..], &v[..]));
+                c.next();
+                match expect.next() {
+                    Some((k2, _)) => assert_eq!(c.key(), &k2[..]),
+                    None => assert!(!c.valid()),
+                }
+                c.seek(target);
+                c.prev();
+                match model.range(..target.clone()).next_back() {
+                    Some((k0, _)) => assert_eq!(c.key(), &k0[..]),
+                    None => assert!(!c.valid()),
+                }
+            }
+            None => assert!(!c.valid()),
+        }
+        assert!(c.ok());
+    }
+}
+
+fn arb_model() -> impl Strategy<Value = BTreeMap<Vec<u8>, Vec<u8>>> {
+    // Small alphabets make shared prefixes and near-miss probes likely.
+    let key = prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xfe, 0xff]), 0..12);
+    let value = prop::collection::vec(any::<u8>(), 0..300);
+    prop::collection::btree_map(key, value, 0..300)
+}
+
+fn arb_probes() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xff]), 0..13), 0..40)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn blocks_behave_like_a_sorted_map(
+        model in arb_model(),
+        probes in arb_probes(),
+        restart in prop::sample::select(vec![1usize, 2, 16, 1024]),
+    ) {
+        let mut b = BlockBuilder::new(restart);
+        for (k, v) in &model {
+            b.add(k, v);
+        }
+        let block = Block::from_bytes(b.finish().to_vec()).unwrap();
+        let mut it = block.iter(&BytewiseComparator);
+        check_cursor(&mut it, &model, &probes);
+    }
+
+    #[test]
+    fn tables_behave_like_a_sorted_map(
+        model in arb_model(),
+        probes in arb_probes(),
+        restart in prop::sample::select(vec![1usize, 2, 16, 1024]),
+        block_size in prop::sample::select(vec![64usize, 1024, 4096]),
+        snappy in any::<bool>(),
+        bloom in any::<bool>(),
+        cached in any::<bool>(),
+    ) {
+        let mut opts = Options::default()
+            .restart_interval(restart)
+            .block_size(block_size)
+            .compression(if snappy { Compression::Snappy } else { Compression::None });
+        if bloom {
+            opts = opts.bloom(10);
+        }
+        let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+        for (k, v) in &model {
+            b.add(k, v).unwrap();
+        }
+        let (bytes, stats) = b.finish().unwrap();
+        prop_assert_eq!(stats.entries, model.len() as u64);
+        let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
+        if cached {
+            ro = ro.block_cache(Arc::new(BlockCache::new(1 << 16)));
+        }
+        let table = TableReader::open(bytes, ro).unwrap();
+        let mut it = table.iter(ReadOptions::default());
+        check_cursor(&mut it, &model, &probes);
+        for (k, v) in &model {
+            prop_assert_eq!(table.get(k).unwrap(), Some(v.clone()));
+        }
+        for p in &probes {
+            prop_assert_eq!(table.get(p).unwrap(), model.get(p).cloned());
+        }
+        prop_assert!(table.verify().is_ok());
+    }
+
+    /// No false negatives, whatever the keys and bits per key.
+    #[test]
+    fn bloom_has_no_false_negatives(
+        keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..200),
+        bits in 1usize..=30,
+    ) {
+        use leveldb_table::{BloomFilterPolicy, FilterPolicy};
+        let p = BloomFilterPolicy::new(bits);
+        let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        let mut f = Vec::new();
+        p.create_filter(&refs, &mut f);
+        for k in &keys {
+            prop_assert!(p.key_may_match(k, &f));
+        }
+        let mut standalone = leveldb_table::BloomFilter::for_capacity(keys.len(), 0.01);
+        for k in &keys {
+            standalone.insert(k);
+        }
+        for k in &keys {
+            prop_assert!(standalone.contains(k));
+            prop_assert!(p.key_may_match(k, standalone.as_bytes()));
+        }
+    }
+
+    /// Out-of-order input is an error naming both keys, never a panic.
+    #[test]
+    fn out_of_order_keys_are_errors(a in prop::collection::vec(any::<u8>(), 0..8), b in prop::collection::vec(any::<u8>(), 0..8)) {
+        prop_assume!(a >= b);
+        let mut t = TableBuilder::new(Vec::new(), &Options::default()).unwrap();
+        t.add(&a, b"1").unwrap();
+        let err = t.add(&b, b"2").unwrap_err();
+        let is_out_of_order = matches!(err, leveldb_table::Error::OutOfOrder { .. });
+        prop_assert!(is_out_of_order);
+        // The builder stays usable after a rejected key.
+        let mut c = a.clone();
+        c.push(0);
+        t.add(&c, b"3").unwrap();
+        let table = TableReader::open(t.finish().unwrap().0, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
+        prop_assert_eq!(table.get(&c).unwrap(), Some(b"3".to_vec()));
+    }
+}
+
+#[test]
+fn standalone_bloom_filter_sizing_and_rate() {
+    let n = 10_000;
+    let mut f = leveldb_table::BloomFilter::for_capacity(n, 0.01);
+    // m/n = 1.44 log2(100) = 9.59 bits per key, k = round(0.693 * 9.59) = 7.
+    assert_eq!(f.k(), 7);
+    assert!((95_000..=97_000).contains(&f.bits()), "{}", f.bits());
+    for i in 0..n {
+        f.insert(format!("key{i}").as_bytes());
+    }
+    let fp = (0..100_000).filter(|i| f.contains(format!("other{i}").as_bytes())).count();
+    let rate = fp as f64 / 100_000.0;
+    assert!(rate < 0.015, "false-positive rate {rate}");
+}
