@@ -317,6 +317,18 @@ impl<R: RandomAccess> TableReader<R> {
     /// # Errors
     /// As [`format::read_block`] and [`Block::new`].
     pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
+        self.read_data_block_ra(handle, opts, None)
+    }
+
+    /// [`read_data_block`](Self::read_data_block), serving file reads from `readahead` (and
+    /// refilling it with one large read) when given: a forward scan then costs one read per
+    /// window instead of one per block.
+    pub(crate) fn read_data_block_ra(
+        &self,
+        handle: BlockHandle,
+        opts: ReadOptions,
+        readahead: Option<&mut Readahead>,
+    ) -> Result<Block> {
         if let Some(cache) = &self.cache {
             if let Some(b) = cache.get(self.cache_id, handle.offset) {
                 if b.handle() == handle {
@@ -324,7 +336,19 @@ impl<R: RandomAccess> TableReader<R> {
                 }
             }
         }
-        let contents = self.read_block_contents(handle, BlockKind::Data, opts.verify_checksums)?;
+        let rb = ReadBlockOptions { verify_checksum: opts.verify_checksums, profile: self.profile };
+        let contents = match readahead {
+            None => format::read_block(&self.file, handle, BlockKind::Data, self.data_end(), rb)?,
+            Some(ra) => {
+                let raw = ra.fetch(&self.file, handle, self.data_end())?;
+                let mut c = format::decode_block(raw, handle, BlockKind::Data, rb)?;
+                if c.compression == format::COMPRESSION_NONE && opts.fill_cache && self.cache.is_some() {
+                    // A slice of the window would keep the whole window alive in the cache.
+                    c.data = Bytes::copy_from_slice(&c.data);
+                }
+                c
+            }
+        };
         let block = Block::new(contents.data, BlockKind::Data, handle)?;
         if let Some(cache) = &self.cache {
             if opts.fill_cache && contents.checksum_verified {
@@ -588,4 +612,37 @@ fn check_not_rocksdb(metaindex: &[(Vec<u8>, BlockHandle)]) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Bytes read ahead of a forward scan: one large read serves many consecutive blocks.
+#[derive(Default)]
+pub(crate) struct Readahead {
+    start: u64,
+    buf: Bytes,
+}
+
+/// Size of one readahead read.
+const READAHEAD_BYTES: u64 = 256 * 1024;
+
+impl Readahead {
+    /// The stored block plus trailer at `handle`, from the window or after refilling it.
+    fn fetch<R: RandomAccess>(&mut self, file: &R, handle: BlockHandle, data_end: u64) -> Result<Bytes> {
+        format::check_handle(handle, BlockKind::Data, data_end)?;
+        // ok: check_handle proved offset + size + 5 <= data_end.
+        let n = handle.size + format::BLOCK_TRAILER_LEN as u64;
+        let inside = handle.offset >= self.start
+            && handle.offset + n <= self.start + self.buf.len() as u64;
+        if !inside {
+            let len = n.max(READAHEAD_BYTES).min(data_end - handle.offset);
+            self.buf = file
+                .read_at(handle.offset, len as usize)
+                .map_err(|e| Error::io_at(e, BlockKind::Data, handle))?;
+            self.start = handle.offset;
+            if (self.buf.len() as u64) < n {
+                return Err(Error::TruncatedBlock { kind: BlockKind::Data, handle, got: self.buf.len() });
+            }
+        }
+        let at = (handle.offset - self.start) as usize;
+        Ok(self.buf.slice(at..at + n as usize))
+    }
 }

@@ -18,7 +18,7 @@ use crate::format::BlockHandle;
 use crate::internal_key::{self, ParsedInternalKey};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
-use crate::table::TableReader;
+use crate::table::{Readahead, TableReader};
 
 /// A cursor over a table's entries, in key order.
 pub struct TableIter<'a, R> {
@@ -28,6 +28,10 @@ pub struct TableIter<'a, R> {
     data: Option<BlockIter<'a>>,
     data_handle: Option<BlockHandle>,
     err: Option<Error>,
+    /// Window of file bytes for forward scans (used once the cursor moves forward across
+    /// a block boundary).
+    readahead: Readahead,
+    forward: bool,
 }
 
 impl<'a, R: RandomAccess> TableIter<'a, R> {
@@ -39,6 +43,8 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
             data: None,
             data_handle: None,
             err: None,
+            readahead: Readahead::default(),
+            forward: false,
         }
     }
 
@@ -115,18 +121,15 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if self.data.is_some() && self.data_handle == Some(handle) {
             return;
         }
-        match self.table.read_data_block(handle, self.opts) {
+        let ra = if self.forward { Some(&mut self.readahead) } else { None };
+        match self.table.read_data_block_ra(handle, self.opts, ra) {
             Ok(block) => self.set_data_block(block, handle),
             Err(e) => self.set_error(e),
         }
     }
 
     fn set_data_block(&mut self, block: Block, handle: BlockHandle) {
-        match self.data.as_mut() {
-            Some(_) | None => {
-                self.data = Some(BlockIter::new(block, self.table.comparator()));
-            }
-        }
+        self.data = Some(BlockIter::new(block, self.table.comparator()));
         self.data_handle = Some(handle);
     }
 
@@ -188,6 +191,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     /// Moves to the first entry.
     pub fn seek_to_first(&mut self) {
         self.err = None;
+        self.forward = true;
         self.index.seek_to_first();
         self.init_data_block();
         if let Some(d) = self.data.as_mut() {
@@ -199,6 +203,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     /// Moves to the last entry.
     pub fn seek_to_last(&mut self) {
         self.err = None;
+        self.forward = false;
         self.index.seek_to_last();
         self.init_data_block();
         if let Some(d) = self.data.as_mut() {
@@ -210,6 +215,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     /// Moves to the first entry whose key is `>= target` (a table key).
     pub fn seek(&mut self, target: &[u8]) {
         self.err = None;
+        self.forward = false;
         self.index.seek(target);
         self.init_data_block();
         if let Some(d) = self.data.as_mut() {
@@ -223,6 +229,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if !self.valid() {
             return;
         }
+        self.forward = true;
         if let Some(d) = self.data.as_mut() {
             d.next();
         }
@@ -234,6 +241,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if !self.valid() {
             return;
         }
+        self.forward = false;
         if let Some(d) = self.data.as_mut() {
             d.prev();
         }
