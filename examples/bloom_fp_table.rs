@@ -17,18 +17,27 @@ fn main() {
         let theory = (1.0 - (-k / b).exp()).powf(k);
         let optimal = 0.6185f64.powf(b);
         // Keys like a database's: 16-byte strings; probes never inserted.
-        let random_keys: Vec<Vec<u8>> =
-            (0..KEYS).map(|i| format!("{:016x}", splitmix(u64::from(i))).into_bytes()).collect();
-        let seq_keys: Vec<Vec<u8>> = (0..KEYS).map(|i| format!("k{:015}", 2 * i).into_bytes()).collect();
+        let random_keys: Vec<Vec<u8>> = (0..KEYS)
+            .map(|i| format!("{:016x}", splitmix(u64::from(i))).into_bytes())
+            .collect();
+        let seq_keys: Vec<Vec<u8>> = (0..KEYS)
+            .map(|i| format!("k{:015}", 2 * i).into_bytes())
+            .collect();
         let rate = |keys: &[Vec<u8>], probe: &dyn Fn(u32) -> Vec<u8>| {
             let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
             let mut f = Vec::new();
             p.create_filter(&refs, &mut f);
-            let hits = (0..PROBES).filter(|&i| p.key_may_match(&probe(i), &f)).count();
+            let hits = (0..PROBES)
+                .filter(|&i| p.key_may_match(&probe(i), &f))
+                .count();
             hits as f64 / f64::from(PROBES)
         };
-        let r1 = rate(&random_keys, &|i| format!("{:016x}", splitmix(u64::from(i) + 1 << 40)).into_bytes());
-        let r2 = rate(&seq_keys, &|i| format!("k{:015}", 2 * (i % KEYS) + 1).into_bytes());
+        let r1 = rate(&random_keys, &|i| {
+            format!("{:016x}", splitmix(u64::from(i) + 1 << 40)).into_bytes()
+        });
+        let r2 = rate(&seq_keys, &|i| {
+            format!("k{:015}", 2 * (i % KEYS) + 1).into_bytes()
+        });
         println!(
             "| {bits} | {} | {:.4}% | {:.4}% | {:.4}% | {:.4}% |",
             p.k(),

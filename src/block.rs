@@ -50,15 +50,29 @@ impl Block {
     pub fn new(data: Bytes, kind: BlockKind, handle: BlockHandle) -> Result<Block> {
         let size = data.len();
         if size < 4 {
-            return Err(Error::BadBlockContents { kind, handle, reason: "block shorter than 4 bytes" });
+            return Err(Error::BadBlockContents {
+                kind,
+                handle,
+                reason: "block shorter than 4 bytes",
+            });
         }
         let num_restarts = coding::decode_fixed32(&data[size - 4..]);
         let max_restarts = (size - 4) / 4;
         if num_restarts as usize > max_restarts {
-            return Err(Error::BadBlockContents { kind, handle, reason: "restart array does not fit" });
+            return Err(Error::BadBlockContents {
+                kind,
+                handle,
+                reason: "restart array does not fit",
+            });
         }
         let restarts = size - (1 + num_restarts as usize) * 4;
-        Ok(Block { data, restarts, num_restarts, kind, handle })
+        Ok(Block {
+            data,
+            restarts,
+            num_restarts,
+            kind,
+            handle,
+        })
     }
 
     /// A block from bytes that are not part of a file (tests, tools).
@@ -127,11 +141,20 @@ impl Block {
         if d.len() - n < non_shared.checked_add(value_len)? {
             return None;
         }
-        Some(EntryHeader { shared: shared as usize, non_shared, value_len, key_at: p + n })
+        Some(EntryHeader {
+            shared: shared as usize,
+            non_shared,
+            value_len,
+            key_at: p + n,
+        })
     }
 
     fn bad_entry(&self, at: usize) -> Error {
-        Error::BadEntry { kind: self.kind, handle: self.handle, entry_offset: at }
+        Error::BadEntry {
+            kind: self.kind,
+            handle: self.handle,
+            entry_offset: at,
+        }
     }
 
     /// Finds the first entry whose key is `>= target`, rebuilding its key into `key`.
@@ -239,13 +262,18 @@ impl<'c> BlockIter<'c> {
 
     /// The current value. Only meaningful when [`valid`](Self::valid).
     pub fn value(&self) -> &[u8] {
-        self.block.data.get(self.value_start..self.value_start + self.value_len).unwrap_or(&[])
+        self.block
+            .data
+            .get(self.value_start..self.value_start + self.value_len)
+            .unwrap_or(&[])
     }
 
     /// The current value as a shared, zero-copy slice of the block.
     pub fn value_bytes(&self) -> Bytes {
         if self.valid() {
-            self.block.data.slice(self.value_start..self.value_start + self.value_len)
+            self.block
+                .data
+                .slice(self.value_start..self.value_start + self.value_len)
         } else {
             Bytes::new()
         }
@@ -307,7 +335,8 @@ impl<'c> BlockIter<'c> {
         match self.block.decode_entry(p) {
             Some(h) if self.key.len() >= h.shared => {
                 self.key.truncate(h.shared);
-                self.key.extend_from_slice(&self.block.data[h.key_at..h.key_at + h.non_shared]);
+                self.key
+                    .extend_from_slice(&self.block.data[h.key_at..h.key_at + h.non_shared]);
                 self.value_start = h.key_at + h.non_shared;
                 self.value_len = h.value_len;
                 while self.restart_index + 1 < self.block.num_restarts

@@ -55,7 +55,12 @@ impl BlockBuilder {
         debug_assert!(!self.finished, "add after finish");
         let mut shared = 0;
         if self.counter < self.restart_interval {
-            shared = self.last_key.iter().zip(key).take_while(|(a, b)| a == b).count();
+            shared = self
+                .last_key
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count();
         } else {
             self.restarts.push(self.buffer.len() as u32);
             self.counter = 0;

@@ -168,7 +168,11 @@ mod tests {
     #[test]
     fn varint32_round_trip_every_power() {
         for shift in 0..32 {
-            for v in [(1u32 << shift) - 1, 1u32 << shift, (1u32 << shift).wrapping_add(1)] {
+            for v in [
+                (1u32 << shift) - 1,
+                1u32 << shift,
+                (1u32 << shift).wrapping_add(1),
+            ] {
                 let mut buf = Vec::new();
                 put_varint32(&mut buf, v);
                 assert_eq!(buf.len(), varint_length(u64::from(v)));
@@ -197,7 +201,10 @@ mod tests {
         let mut input = &buf[..];
         assert_eq!(get_length_prefixed_slice(&mut input), Some(&b""[..]));
         assert_eq!(get_length_prefixed_slice(&mut input), Some(&b"foo"[..]));
-        assert_eq!(get_length_prefixed_slice(&mut input), Some(&[b'x'; 200][..]));
+        assert_eq!(
+            get_length_prefixed_slice(&mut input),
+            Some(&[b'x'; 200][..])
+        );
         assert_eq!(get_length_prefixed_slice(&mut input), None);
         let mut short: &[u8] = &[5, b'a'];
         assert_eq!(get_length_prefixed_slice(&mut short), None);

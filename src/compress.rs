@@ -197,12 +197,18 @@ fn inflate(input: &[u8], zlib_header: bool) -> Result<Vec<u8>, DecompressError> 
     let what = if zlib_header { "zlib" } else { "raw deflate" };
     // Deflate cannot expand by more than 1032:1 (RFC 1951 length codes: 258 bytes per
     // 2 bits at best); read at most that much plus one byte to detect a lie.
-    let bound = (input.len() as u64).saturating_mul(1032).min(MAX_BLOCK_BYTES as u64);
+    let bound = (input.len() as u64)
+        .saturating_mul(1032)
+        .min(MAX_BLOCK_BYTES as u64);
     let mut out = Vec::with_capacity(input.len().saturating_mul(4).min(1 << 20));
     let res = if zlib_header {
-        flate2::read::ZlibDecoder::new(input).take(bound + 1).read_to_end(&mut out)
+        flate2::read::ZlibDecoder::new(input)
+            .take(bound + 1)
+            .read_to_end(&mut out)
     } else {
-        flate2::read::DeflateDecoder::new(input).take(bound + 1).read_to_end(&mut out)
+        flate2::read::DeflateDecoder::new(input)
+            .take(bound + 1)
+            .read_to_end(&mut out)
     };
     match res {
         Ok(n) if n as u64 <= bound => Ok(out),

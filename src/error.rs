@@ -193,7 +193,10 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn io_at(source: io::Error, kind: BlockKind, handle: BlockHandle) -> Error {
-        Error::Io { source, block: Some((kind, handle)) }
+        Error::Io {
+            source,
+            block: Some((kind, handle)),
+        }
     }
 
     /// True for errors that mean the file's bytes are damaged or not a LevelDB table
@@ -233,39 +236,63 @@ impl Error {
             Error::BadMagic { offset, .. } => Some(offset),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
-            Error::BadEntry { handle, entry_offset, .. } => {
-                Some(handle.offset.saturating_add(entry_offset as u64))
-            }
+            Error::BadEntry {
+                handle,
+                entry_offset,
+                ..
+            } => Some(handle.offset.saturating_add(entry_offset as u64)),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
 }
 
 fn esc(key: &[u8]) -> String {
-    key.iter().flat_map(|&b| std::ascii::escape_default(b)).map(char::from).collect()
+    key.iter()
+        .flat_map(|&b| std::ascii::escape_default(b))
+        .map(char::from)
+        .collect()
 }
 
 struct At(BlockKind, BlockHandle);
 impl fmt::Display for At {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} block at offset {} (size {})", self.0, self.1.offset, self.1.size)
+        write!(
+            f,
+            "{} block at offset {} (size {})",
+            self.0, self.1.offset, self.1.size
+        )
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io { source, block: Some((k, h)) } => {
+            Error::Io {
+                source,
+                block: Some((k, h)),
+            } => {
                 write!(f, "i/o error reading {}: {source}", At(*k, *h))
             }
-            Error::Io { source, block: None } => write!(f, "i/o error: {source}"),
+            Error::Io {
+                source,
+                block: None,
+            } => write!(f, "i/o error: {source}"),
             Error::TooShort { file_size } => {
-                write!(f, "file is too short to be an sstable ({file_size} bytes, need {FOOTER_LEN})")
+                write!(
+                    f,
+                    "file is too short to be an sstable ({file_size} bytes, need {FOOTER_LEN})"
+                )
             }
             Error::BadMagic { found, offset } => {
-                write!(f, "not an sstable (bad magic number {found:#018x} at offset {offset})")
+                write!(
+                    f,
+                    "not an sstable (bad magic number {found:#018x} at offset {offset})"
+                )
             }
-            Error::RocksDb { format, format_version } => {
+            Error::RocksDb {
+                format,
+                format_version,
+            } => {
                 let what = match format {
                     RocksDbFormat::BlockBased => "block-based table",
                     RocksDbFormat::LegacyBlockBased => "block-based table, legacy magic",
@@ -280,32 +307,75 @@ impl fmt::Display for Error {
             Error::BadFooterHandle { footer_offset } => {
                 write!(f, "bad block handle in footer at offset {footer_offset}")
             }
-            Error::BadBlockHandle { kind, handle, limit } => write!(
+            Error::BadBlockHandle {
+                kind,
+                handle,
+                limit,
+            } => write!(
                 f,
                 "bad block handle: {} block at offset {} size {} ends past {limit}",
                 kind, handle.offset, handle.size
             ),
             Error::BadIndexValue { kind, handle } => {
-                write!(f, "bad block handle in an entry of the {}", At(*kind, *handle))
+                write!(
+                    f,
+                    "bad block handle in an entry of the {}",
+                    At(*kind, *handle)
+                )
             }
             Error::TruncatedBlock { kind, handle, got } => {
-                write!(f, "truncated block read: {} (got {got} bytes)", At(*kind, *handle))
+                write!(
+                    f,
+                    "truncated block read: {} (got {got} bytes)",
+                    At(*kind, *handle)
+                )
             }
-            Error::ChecksumMismatch { kind, handle, expected, actual } => write!(
+            Error::ChecksumMismatch {
+                kind,
+                handle,
+                expected,
+                actual,
+            } => write!(
                 f,
                 "block checksum mismatch: {} (stored {expected:#010x}, computed {actual:#010x})",
                 At(*kind, *handle)
             ),
-            Error::Decompress { kind, handle, compression, reason } => {
-                write!(f, "{reason} (compression id {compression}): {}", At(*kind, *handle))
+            Error::Decompress {
+                kind,
+                handle,
+                compression,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "{reason} (compression id {compression}): {}",
+                    At(*kind, *handle)
+                )
             }
-            Error::BadBlockContents { kind, handle, reason } => {
+            Error::BadBlockContents {
+                kind,
+                handle,
+                reason,
+            } => {
                 write!(f, "bad block contents: {} ({reason})", At(*kind, *handle))
             }
-            Error::BadEntry { kind, handle, entry_offset } => {
-                write!(f, "bad entry in block: {}, entry at +{entry_offset}", At(*kind, *handle))
+            Error::BadEntry {
+                kind,
+                handle,
+                entry_offset,
+            } => {
+                write!(
+                    f,
+                    "bad entry in block: {}, entry at +{entry_offset}",
+                    At(*kind, *handle)
+                )
             }
-            Error::KeyOrder { kind, handle, previous, key } => write!(
+            Error::KeyOrder {
+                kind,
+                handle,
+                previous,
+                key,
+            } => write!(
                 f,
                 "keys out of order in {}: '{}' then '{}'",
                 At(*kind, *handle),
@@ -347,7 +417,10 @@ impl std::error::Error for Error {
 
 impl From<io::Error> for Error {
     fn from(source: io::Error) -> Self {
-        Error::Io { source, block: None }
+        Error::Io {
+            source,
+            block: None,
+        }
     }
 }
 
@@ -358,15 +431,21 @@ pub(crate) fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_siz
         Some(crate::coding::decode_fixed32(&footer[at..at + 4]))
     };
     match magic {
-        format::ROCKSDB_BLOCK_BASED_MAGIC => {
-            Error::RocksDb { format: RocksDbFormat::BlockBased, format_version: version() }
-        }
-        format::ROCKSDB_PLAIN_MAGIC | format::ROCKSDB_LEGACY_PLAIN_MAGIC => {
-            Error::RocksDb { format: RocksDbFormat::Plain, format_version: None }
-        }
-        format::ROCKSDB_CUCKOO_MAGIC => {
-            Error::RocksDb { format: RocksDbFormat::Cuckoo, format_version: None }
-        }
-        found => Error::BadMagic { found, offset: file_size - 8 },
+        format::ROCKSDB_BLOCK_BASED_MAGIC => Error::RocksDb {
+            format: RocksDbFormat::BlockBased,
+            format_version: version(),
+        },
+        format::ROCKSDB_PLAIN_MAGIC | format::ROCKSDB_LEGACY_PLAIN_MAGIC => Error::RocksDb {
+            format: RocksDbFormat::Plain,
+            format_version: None,
+        },
+        format::ROCKSDB_CUCKOO_MAGIC => Error::RocksDb {
+            format: RocksDbFormat::Cuckoo,
+            format_version: None,
+        },
+        found => Error::BadMagic {
+            found,
+            offset: file_size - 8,
+        },
     }
 }

@@ -135,7 +135,13 @@ impl<D: AsRef<[u8]>> FilterBlockReader<D> {
                 }
             }
         };
-        FilterBlockReader { policy, data, array_start, num, base_lg }
+        FilterBlockReader {
+            policy,
+            data,
+            array_start,
+            num,
+            base_lg,
+        }
     }
 
     /// Number of filters the block holds (0 if it is malformed).
@@ -182,7 +188,9 @@ impl<D: AsRef<[u8]>> FilterBlockReader<D> {
     /// LevelDB's `FilterBlockReader::KeyMayMatch`: whether `key`, of a data block starting at
     /// `block_offset`, may be in the table.
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
-        let Some(i) = self.filter_index(block_offset) else { return true };
+        let Some(i) = self.filter_index(block_offset) else {
+            return true;
+        };
         let d = self.data.as_ref();
         let at = self.array_start + 4 * i;
         // ok: num was computed so that every word read here lies before the last 5 bytes.

@@ -135,7 +135,9 @@ impl BlockHandle {
 
     /// File offset just past this block's trailer, or `None` on overflow.
     pub fn end_with_trailer(&self) -> Option<u64> {
-        self.offset.checked_add(self.size)?.checked_add(BLOCK_TRAILER_LEN as u64)
+        self.offset
+            .checked_add(self.size)?
+            .checked_add(BLOCK_TRAILER_LEN as u64)
     }
 }
 
@@ -176,7 +178,9 @@ impl Footer {
         let index = BlockHandle::decode_from(&mut input);
         match (metaindex, index) {
             (Some(metaindex), Some(index)) => Ok(Footer { metaindex, index }),
-            _ => Err(Error::BadFooterHandle { footer_offset: file_size - FOOTER_LEN as u64 }),
+            _ => Err(Error::BadFooterHandle {
+                footer_offset: file_size - FOOTER_LEN as u64,
+            }),
         }
     }
 }
@@ -208,7 +212,11 @@ pub struct ReadBlockOptions {
 pub fn check_handle(handle: BlockHandle, kind: BlockKind, data_end: u64) -> Result<()> {
     match handle.end_with_trailer() {
         Some(end) if end <= data_end => Ok(()),
-        _ => Err(Error::BadBlockHandle { kind, handle, limit: data_end }),
+        _ => Err(Error::BadBlockHandle {
+            kind,
+            handle,
+            limit: data_end,
+        }),
     }
 }
 
@@ -228,9 +236,15 @@ pub fn read_block<R: RandomAccess + ?Sized>(
     check_handle(handle, kind, data_end)?;
     // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
     let n = handle.size as usize + BLOCK_TRAILER_LEN;
-    let raw = file.read_at(handle.offset, n).map_err(|e| Error::io_at(e, kind, handle))?;
+    let raw = file
+        .read_at(handle.offset, n)
+        .map_err(|e| Error::io_at(e, kind, handle))?;
     if raw.len() != n {
-        return Err(Error::TruncatedBlock { kind, handle, got: raw.len() });
+        return Err(Error::TruncatedBlock {
+            kind,
+            handle,
+            got: raw.len(),
+        });
     }
     decode_block(raw, handle, kind, opts)
 }
@@ -247,24 +261,44 @@ pub fn decode_block(
 ) -> Result<BlockContents> {
     let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
     if raw.len() < BLOCK_TRAILER_LEN {
-        return Err(Error::TruncatedBlock { kind, handle, got: raw.len() });
+        return Err(Error::TruncatedBlock {
+            kind,
+            handle,
+            got: raw.len(),
+        });
     }
     let compression = raw[size];
     if opts.verify_checksum {
         let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
         let actual = crc32c::value(&raw[..size + 1]);
         if expected != actual {
-            return Err(Error::ChecksumMismatch { kind, handle, expected, actual });
+            return Err(Error::ChecksumMismatch {
+                kind,
+                handle,
+                expected,
+                actual,
+            });
         }
     }
     let data = if compression == COMPRESSION_NONE {
         raw.slice(..size)
     } else {
-        let out = compress::decompress(compression, &raw[..size], opts.profile)
-            .map_err(|reason| Error::Decompress { kind, handle, compression, reason })?;
+        let out =
+            compress::decompress(compression, &raw[..size], opts.profile).map_err(|reason| {
+                Error::Decompress {
+                    kind,
+                    handle,
+                    compression,
+                    reason,
+                }
+            })?;
         Bytes::from(out)
     };
-    Ok(BlockContents { data, compression, checksum_verified: opts.verify_checksum })
+    Ok(BlockContents {
+        data,
+        compression,
+        checksum_verified: opts.verify_checksum,
+    })
 }
 
 /// Builds the 5-byte trailer for `block` stored with compression id `compression`.

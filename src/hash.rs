@@ -24,7 +24,13 @@ fn hash_impl(data: &[u8], seed: u32, signed_tail: bool) -> u32 {
     }
     let tail = chunks.remainder();
     if !tail.is_empty() {
-        let ext = |b: u8| if signed_tail { b as i8 as i32 as u32 } else { u32::from(b) };
+        let ext = |b: u8| {
+            if signed_tail {
+                b as i8 as i32 as u32
+            } else {
+                u32::from(b)
+            }
+        };
         if tail.len() == 3 {
             h = h.wrapping_add(ext(tail[2]) << 16);
         }

@@ -63,11 +63,20 @@ pub fn parse_internal_key(key: &[u8]) -> Option<ParsedInternalKey<'_>> {
         TYPE_VALUE => ValueType::Value,
         _ => return None,
     };
-    Some(ParsedInternalKey { user_key: &key[..split], sequence: tag >> 8, value_type })
+    Some(ParsedInternalKey {
+        user_key: &key[..split],
+        sequence: tag >> 8,
+        value_type,
+    })
 }
 
 /// Appends `user_key | fixed64(sequence << 8 | type)` to `dst`.
-pub fn append_internal_key(dst: &mut Vec<u8>, user_key: &[u8], sequence: u64, value_type: ValueType) {
+pub fn append_internal_key(
+    dst: &mut Vec<u8>,
+    user_key: &[u8],
+    sequence: u64,
+    value_type: ValueType,
+) {
     dst.extend_from_slice(user_key);
     coding::put_fixed64(dst, pack_tag(sequence, value_type.as_u8()));
 }

@@ -29,7 +29,9 @@ pub trait RandomAccess {
 }
 
 fn slice_at(data: &[u8], offset: u64, len: usize) -> &[u8] {
-    let start = usize::try_from(offset).unwrap_or(usize::MAX).min(data.len());
+    let start = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(data.len());
     let end = start.saturating_add(len).min(data.len());
     &data[start..end]
 }
@@ -57,7 +59,9 @@ impl RandomAccess for Bytes {
         Ok(self.len() as u64)
     }
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
         let end = start.saturating_add(len).min(self.len());
         Ok(self.slice(start..end))
     }
@@ -132,7 +136,11 @@ pub struct CountingReader<R> {
 impl<R> CountingReader<R> {
     /// Wraps `inner`.
     pub fn new(inner: R) -> Self {
-        CountingReader { inner, reads: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+        CountingReader {
+            inner,
+            reads: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
     }
 
     /// Reads made so far.

@@ -61,9 +61,7 @@ pub use compress::{Compression, CompressionProfile, DecompressError};
 pub use error::{BlockKind, Error, Result, RocksDbFormat};
 pub use filter::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
 pub use format::{BlockHandle, Footer};
-pub use internal_key::{
-    InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType,
-};
+pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};
 pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
 pub use table::{FilterStatus, Lookup, TableReader};

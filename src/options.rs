@@ -44,7 +44,10 @@ impl std::fmt::Debug for Options {
             .field("block_size", &self.block_size)
             .field("block_restart_interval", &self.block_restart_interval)
             .field("compression", &self.compression)
-            .field("filter_policy", &self.filter_policy.as_ref().map(|p| p.name().to_string()))
+            .field(
+                "filter_policy",
+                &self.filter_policy.as_ref().map(|p| p.name().to_string()),
+            )
             .field("comparator", &self.comparator.name())
             .finish()
     }
@@ -184,6 +187,9 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { verify_checksums: true, fill_cache: true }
+        ReadOptions {
+            verify_checksums: true,
+            fill_cache: true,
+        }
     }
 }

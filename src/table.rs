@@ -37,6 +37,8 @@ use crate::table_iter::TableIter;
 thread_local! {
     /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.
     static SCRATCH: Cell<(Vec<u8>, Vec<u8>)> = const { Cell::new((Vec::new(), Vec::new())) };
+    /// Scratch space for the internal lookup key of a database-table lookup.
+    static SEEK_KEY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// The answer of a point lookup.
@@ -117,8 +119,9 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let footer_at = file_size - FOOTER_LEN as u64;
         let raw = file.read_at(footer_at, FOOTER_LEN)?;
-        let buf: &[u8; FOOTER_LEN] =
-            raw.as_ref().try_into().map_err(|_| Error::TooShort { file_size: raw.len() as u64 })?;
+        let buf: &[u8; FOOTER_LEN] = raw.as_ref().try_into().map_err(|_| Error::TooShort {
+            file_size: raw.len() as u64,
+        })?;
         let footer = Footer::decode(buf, file_size)?;
         let rb = ReadBlockOptions {
             verify_checksum: opts.verify_checksums,
@@ -184,8 +187,13 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let Some(h) = first_handle else { return false };
         // Every key of the first data block must be an internal key too.
-        let Ok(block) = self.read_data_block(h, ReadOptions { verify_checksums: true, fill_cache: false })
-        else {
+        let Ok(block) = self.read_data_block(
+            h,
+            ReadOptions {
+                verify_checksums: true,
+                fill_cache: false,
+            },
+        ) else {
             return true;
         };
         let mut it = block.iter(&BytewiseComparator);
@@ -220,7 +228,9 @@ impl<R: RandomAccess> TableReader<R> {
             match opts.filter_policies.iter().find(|p| p.name() == name) {
                 Some(p) => p.clone(),
                 None if name == BLOOM_POLICY_NAME => Arc::new(BloomFilterPolicy::new(10)),
-                None if name == LEGACY_BLOOM_POLICY_NAME => Arc::new(LegacyBloomFilterPolicy::new(10)),
+                None if name == LEGACY_BLOOM_POLICY_NAME => {
+                    Arc::new(LegacyBloomFilterPolicy::new(10))
+                }
                 None => {
                     self.filter_status = FilterStatus::UnknownPolicy(name);
                     return;
@@ -305,7 +315,10 @@ impl<R: RandomAccess> TableReader<R> {
         kind: BlockKind,
         verify_checksum: bool,
     ) -> Result<BlockContents> {
-        let rb = ReadBlockOptions { verify_checksum, profile: self.profile };
+        let rb = ReadBlockOptions {
+            verify_checksum,
+            profile: self.profile,
+        };
         format::read_block(&self.file, handle, kind, self.data_end(), rb)
     }
 
@@ -336,13 +349,19 @@ impl<R: RandomAccess> TableReader<R> {
                 }
             }
         }
-        let rb = ReadBlockOptions { verify_checksum: opts.verify_checksums, profile: self.profile };
+        let rb = ReadBlockOptions {
+            verify_checksum: opts.verify_checksums,
+            profile: self.profile,
+        };
         let contents = match readahead {
             None => format::read_block(&self.file, handle, BlockKind::Data, self.data_end(), rb)?,
             Some(ra) => {
                 let raw = ra.fetch(&self.file, handle, self.data_end())?;
                 let mut c = format::decode_block(raw, handle, BlockKind::Data, rb)?;
-                if c.compression == format::COMPRESSION_NONE && opts.fill_cache && self.cache.is_some() {
+                if c.compression == format::COMPRESSION_NONE
+                    && opts.fill_cache
+                    && self.cache.is_some()
+                {
                     // A slice of the window would keep the whole window alive in the cache.
                     c.data = Bytes::copy_from_slice(&c.data);
                 }
@@ -360,14 +379,19 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// The handle of the data block that may hold `seek_key` (a table key), if any.
     fn index_lookup(&self, seek_key: &[u8], scratch: &mut Vec<u8>) -> Result<Option<BlockHandle>> {
-        match self.index.seek_value_range(&*self.comparator, seek_key, scratch)? {
+        match self
+            .index
+            .seek_value_range(&*self.comparator, seek_key, scratch)?
+        {
             None => Ok(None),
             Some(r) => {
                 let mut v = &self.index.data()[r];
-                BlockHandle::decode_from(&mut v).map(Some).ok_or(Error::BadIndexValue {
-                    kind: BlockKind::Index,
-                    handle: self.footer.index,
-                })
+                BlockHandle::decode_from(&mut v)
+                    .map(Some)
+                    .ok_or(Error::BadIndexValue {
+                        kind: BlockKind::Index,
+                        handle: self.footer.index,
+                    })
             }
         }
     }
@@ -396,7 +420,9 @@ impl<R: RandomAccess> TableReader<R> {
         k1: &mut Vec<u8>,
         k2: &mut Vec<u8>,
     ) -> Result<Option<T>> {
-        let Some(handle) = self.index_lookup(seek_key, k1)? else { return Ok(None) };
+        let Some(handle) = self.index_lookup(seek_key, k1)? else {
+            return Ok(None);
+        };
         if let Some(filter) = &self.filter {
             if !filter.key_may_match(handle.offset, filter_key) {
                 return Ok(None);
@@ -422,8 +448,13 @@ impl<R: RandomAccess> TableReader<R> {
             key
         };
         let mut scratch = Vec::new();
-        let Some(handle) = self.index_lookup(seek_key, &mut scratch)? else { return Ok(true) };
-        Ok(self.filter.as_ref().is_some_and(|f| !f.key_may_match(handle.offset, key)))
+        let Some(handle) = self.index_lookup(seek_key, &mut scratch)? else {
+            return Ok(true);
+        };
+        Ok(self
+            .filter
+            .as_ref()
+            .is_some_and(|f| !f.key_may_match(handle.offset, key)))
     }
 
     /// Looks up `key` and copies its value into `value` (cleared first). For internal-key
@@ -456,7 +487,9 @@ impl<R: RandomAccess> TableReader<R> {
     /// As [`get_into`](Self::get_into).
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let mut v = Vec::new();
-        Ok(self.get_into(key, ReadOptions::default(), &mut v)?.then_some(v))
+        Ok(self
+            .get_into(key, ReadOptions::default(), &mut v)?
+            .then_some(v))
     }
 
     /// Full lookup: for internal-key tables the newest version of user key `key` with a
@@ -469,7 +502,10 @@ impl<R: RandomAccess> TableReader<R> {
         if !self.internal {
             let mut value = Vec::new();
             return Ok(match self.get_into(key, opts, &mut value)? {
-                true => Lookup::Found { value, sequence: None },
+                true => Lookup::Found {
+                    value,
+                    sequence: None,
+                },
                 false => Lookup::NotFound,
             });
         }
@@ -480,7 +516,10 @@ impl<R: RandomAccess> TableReader<R> {
             seq = s;
         })?;
         Ok(match r {
-            Some(ValueType::Value) => Lookup::Found { value, sequence: Some(seq) },
+            Some(ValueType::Value) => Lookup::Found {
+                value,
+                sequence: Some(seq),
+            },
             Some(ValueType::Deletion) => Lookup::Deleted { sequence: seq },
             None => Lookup::NotFound,
         })
@@ -503,20 +542,38 @@ impl<R: RandomAccess> TableReader<R> {
         opts: ReadOptions,
         on_value: impl FnOnce(&[u8], u64),
     ) -> Result<Option<ValueType>> {
-        let mut seek = Vec::with_capacity(user_key.len() + 8);
+        let mut seek = SEEK_KEY.take();
         internal_key::lookup_key(&mut seek, user_key, snapshot);
         let user_cmp = &*self.user_comparator;
-        let r = self.find(opts, &seek, user_key, |k, v| match internal_key::parse_internal_key(k) {
-            Some(p) if user_cmp.compare(p.user_key, user_key) == Ordering::Equal => {
-                if p.value_type == ValueType::Value {
-                    on_value(v, p.sequence);
-                } else {
-                    on_value(&[], p.sequence);
+        let r = self.lookup_seek(&seek, user_key, user_cmp, opts, on_value);
+        SEEK_KEY.set(seek);
+        r
+    }
+
+    fn lookup_seek(
+        &self,
+        seek: &[u8],
+        user_key: &[u8],
+        user_cmp: &dyn Comparator,
+        opts: ReadOptions,
+        on_value: impl FnOnce(&[u8], u64),
+    ) -> Result<Option<ValueType>> {
+        let r = self.find(
+            opts,
+            seek,
+            user_key,
+            |k, v| match internal_key::parse_internal_key(k) {
+                Some(p) if user_cmp.compare(p.user_key, user_key) == Ordering::Equal => {
+                    if p.value_type == ValueType::Value {
+                        on_value(v, p.sequence);
+                    } else {
+                        on_value(&[], p.sequence);
+                    }
+                    Some(p.value_type)
                 }
-                Some(p.value_type)
-            }
-            _ => None,
-        })?;
+                _ => None,
+            },
+        )?;
         Ok(r.flatten())
     }
 
@@ -585,8 +642,10 @@ fn read_metaindex<R: RandomAccess>(
     it.seek_to_first();
     while it.valid() {
         let mut v = it.value();
-        let handle = BlockHandle::decode_from(&mut v)
-            .ok_or(Error::BadIndexValue { kind: BlockKind::Metaindex, handle: h })?;
+        let handle = BlockHandle::decode_from(&mut v).ok_or(Error::BadIndexValue {
+            kind: BlockKind::Metaindex,
+            handle: h,
+        })?;
         out.push((it.key().to_vec(), handle));
         it.next();
     }
@@ -626,12 +685,17 @@ const READAHEAD_BYTES: u64 = 256 * 1024;
 
 impl Readahead {
     /// The stored block plus trailer at `handle`, from the window or after refilling it.
-    fn fetch<R: RandomAccess>(&mut self, file: &R, handle: BlockHandle, data_end: u64) -> Result<Bytes> {
+    fn fetch<R: RandomAccess>(
+        &mut self,
+        file: &R,
+        handle: BlockHandle,
+        data_end: u64,
+    ) -> Result<Bytes> {
         format::check_handle(handle, BlockKind::Data, data_end)?;
         // ok: check_handle proved offset + size + 5 <= data_end.
         let n = handle.size + format::BLOCK_TRAILER_LEN as u64;
-        let inside = handle.offset >= self.start
-            && handle.offset + n <= self.start + self.buf.len() as u64;
+        let inside =
+            handle.offset >= self.start && handle.offset + n <= self.start + self.buf.len() as u64;
         if !inside {
             let len = n.max(READAHEAD_BYTES).min(data_end - handle.offset);
             self.buf = file
@@ -639,7 +703,11 @@ impl Readahead {
                 .map_err(|e| Error::io_at(e, BlockKind::Data, handle))?;
             self.start = handle.offset;
             if (self.buf.len() as u64) < n {
-                return Err(Error::TruncatedBlock { kind: BlockKind::Data, handle, got: self.buf.len() });
+                return Err(Error::TruncatedBlock {
+                    kind: BlockKind::Data,
+                    handle,
+                    got: self.buf.len(),
+                });
             }
         }
         let at = (handle.offset - self.start) as usize;

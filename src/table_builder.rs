@@ -107,7 +107,9 @@ impl<W: Write> TableBuilder<W> {
 
     fn check_ok(&self) -> Result<()> {
         match &self.failed {
-            Some(first) => Err(Error::BuilderFailed { first: first.clone() }),
+            Some(first) => Err(Error::BuilderFailed {
+                first: first.clone(),
+            }),
             None => Ok(()),
         }
     }
@@ -126,12 +128,17 @@ impl<W: Write> TableBuilder<W> {
     /// (after which every call fails with [`Error::BuilderFailed`]).
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.check_ok()?;
-        if self.stats.entries > 0 && self.comparator.compare(key, &self.last_key) != Ordering::Greater
+        if self.stats.entries > 0
+            && self.comparator.compare(key, &self.last_key) != Ordering::Greater
         {
-            return Err(Error::OutOfOrder { previous: self.last_key.clone(), got: key.to_vec() });
+            return Err(Error::OutOfOrder {
+                previous: self.last_key.clone(),
+                got: key.to_vec(),
+            });
         }
         if self.pending_index_entry {
-            self.comparator.find_shortest_separator(&mut self.last_key, key);
+            self.comparator
+                .find_shortest_separator(&mut self.last_key, key);
             self.add_index_entry();
         }
         if let Some(f) = self.filter_block.as_mut() {
@@ -191,7 +198,11 @@ impl<W: Write> TableBuilder<W> {
                 kind = Compression::None;
             }
         }
-        let contents: &[u8] = if kind == Compression::None { raw } else { &self.compressed };
+        let contents: &[u8] = if kind == Compression::None {
+            raw
+        } else {
+            &self.compressed
+        };
         let trailer = format::block_trailer(contents, kind.id());
         let handle = BlockHandle::new(self.offset, contents.len() as u64);
         let res = self
@@ -208,7 +219,10 @@ impl<W: Write> TableBuilder<W> {
     fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
         let trailer = format::block_trailer(contents, compression);
         let handle = BlockHandle::new(self.offset, contents.len() as u64);
-        let res = self.writer.write_all(contents).and_then(|_| self.writer.write_all(&trailer));
+        let res = self
+            .writer
+            .write_all(contents)
+            .and_then(|_| self.writer.write_all(&trailer));
         if let Err(e) = res {
             return Err(self.fail(e.into()));
         }
@@ -254,8 +268,16 @@ impl<W: Write> TableBuilder<W> {
         }
         let mut index = std::mem::replace(&mut self.index_block, BlockBuilder::new(1));
         self.stats.index = self.write_block(&mut index)?;
-        let footer = Footer { metaindex: self.stats.metaindex, index: self.stats.index }.encode();
-        if let Err(e) = self.writer.write_all(&footer).and_then(|_| self.writer.flush()) {
+        let footer = Footer {
+            metaindex: self.stats.metaindex,
+            index: self.stats.index,
+        }
+        .encode();
+        if let Err(e) = self
+            .writer
+            .write_all(&footer)
+            .and_then(|_| self.writer.flush())
+        {
             return Err(self.fail(e.into()));
         }
         self.offset += footer.len() as u64;
@@ -284,7 +306,10 @@ impl TableFileBuilder {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = tempfile::Builder::new().prefix(".sst-").suffix(".tmp").tempfile_in(&dir)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".sst-")
+            .suffix(".tmp")
+            .tempfile_in(&dir)?;
         let inner = TableBuilder::new(BufWriter::with_capacity(1 << 16, tmp), opts)?;
         Ok(TableFileBuilder { inner, path })
     }
@@ -314,7 +339,11 @@ impl TableFileBuilder {
         tmp.persist(&self.path).map_err(|e| Error::from(e.error))?;
         #[cfg(unix)]
         if let Some(dir) = self.path.parent() {
-            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
             std::fs::File::open(dir)?.sync_all()?;
         }
         Ok(stats)

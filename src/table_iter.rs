@@ -65,7 +65,9 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
 
     /// The current value as a shared, zero-copy slice of its block.
     pub fn value_bytes(&self) -> Bytes {
-        self.data.as_ref().map_or_else(Bytes::new, |d| d.value_bytes())
+        self.data
+            .as_ref()
+            .map_or_else(Bytes::new, |d| d.value_bytes())
     }
 
     /// The current key split into user key, sequence and type (internal-key tables).
@@ -121,7 +123,11 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if self.data.is_some() && self.data_handle == Some(handle) {
             return;
         }
-        let ra = if self.forward { Some(&mut self.readahead) } else { None };
+        let ra = if self.forward {
+            Some(&mut self.readahead)
+        } else {
+            None
+        };
         match self.table.read_data_block_ra(handle, self.opts, ra) {
             Ok(block) => self.set_data_block(block, handle),
             Err(e) => self.set_error(e),
@@ -258,7 +264,10 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     /// The remaining entries as a std iterator of owned pairs, starting at the current
     /// position (call a seek first). An error is yielded once, then the iterator ends.
     pub fn entries(self) -> Entries<'a, R> {
-        Entries { it: self, done: false }
+        Entries {
+            it: self,
+            done: false,
+        }
     }
 }
 

@@ -47,7 +47,10 @@ impl<R: RandomAccess> TableReader<R> {
     pub fn verify(&self) -> VerifyReport {
         let mut report = VerifyReport::default();
         let footer = self.footer();
-        for (handle, kind) in [(footer.metaindex, BlockKind::Metaindex), (footer.index, BlockKind::Index)] {
+        for (handle, kind) in [
+            (footer.metaindex, BlockKind::Metaindex),
+            (footer.index, BlockKind::Index),
+        ] {
             if let Err(e) = self.read_block_contents(handle, kind, true) {
                 report.push(e);
             }
@@ -123,7 +126,10 @@ impl<R: RandomAccess> TableReader<R> {
                 }
                 let filter_key = if self.is_internal() {
                     if internal_key::parse_internal_key(key).is_none() {
-                        report.push(Error::BadInternalKey { handle: *handle, key: key.to_vec() });
+                        report.push(Error::BadInternalKey {
+                            handle: *handle,
+                            key: key.to_vec(),
+                        });
                     }
                     internal_key::user_key(key)
                 } else {
@@ -131,7 +137,10 @@ impl<R: RandomAccess> TableReader<R> {
                 };
                 if let Some(f) = self.filter() {
                     if !f.key_may_match(handle.offset, filter_key) {
-                        report.push(Error::FilterMiss { handle: *handle, key: filter_key.to_vec() });
+                        report.push(Error::FilterMiss {
+                            handle: *handle,
+                            key: filter_key.to_vec(),
+                        });
                     }
                 }
                 match &mut prev_key {

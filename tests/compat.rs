@@ -13,7 +13,11 @@ use leveldb_table::{
 fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
     let mut b = TableBuilder::new(Vec::new(), opts).unwrap();
     for i in 0..n {
-        b.add(format!("key{i:05}").as_bytes(), format!("value{i:05}").as_bytes()).unwrap();
+        b.add(
+            format!("key{i:05}").as_bytes(),
+            format!("value{i:05}").as_bytes(),
+        )
+        .unwrap();
     }
     b.finish().unwrap().0
 }
@@ -39,7 +43,10 @@ fn data_checksums_are_verified_by_default() {
     assert!(matches!(err, Error::ChecksumMismatch { .. }), "{err}");
     // LevelDB's default (no verification) silently returns the changed value.
     let mut v = Vec::new();
-    let ro = ReadOptions { verify_checksums: false, fill_cache: true };
+    let ro = ReadOptions {
+        verify_checksums: false,
+        fill_cache: true,
+    };
     assert!(t.get_into(b"key00000", ro, &mut v).unwrap());
     assert_ne!(v, b"value00000");
 }
@@ -61,7 +68,9 @@ fn metadata_checksums_are_verified_at_open() {
 
 #[test]
 fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
-    let opts = Options::default().compression(Compression::None).block_size(256);
+    let opts = Options::default()
+        .compression(Compression::None)
+        .block_size(256);
     let mut bytes = table_bytes(1000, &opts);
     let t = TableReader::open(bytes.clone(), plain()).unwrap();
     let handles = t.data_block_handles().unwrap();
@@ -76,8 +85,14 @@ fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
         it.next();
     }
     assert!(matches!(it.status(), Err(Error::ChecksumMismatch { .. })));
-    assert!(n > 0 && n < 1000, "stopped at the bad block after {n} entries");
-    let results: Vec<_> = t.iter(ReadOptions::default()).entries_from_start().collect();
+    assert!(
+        n > 0 && n < 1000,
+        "stopped at the bad block after {n} entries"
+    );
+    let results: Vec<_> = t
+        .iter(ReadOptions::default())
+        .entries_from_start()
+        .collect();
     assert!(results.last().unwrap().is_err());
     assert_eq!(results.len(), n + 1);
 }
@@ -105,15 +120,24 @@ fn block_handles_are_checked_against_the_file_size_before_reading() {
 fn the_block_cache_holds_only_verified_blocks() {
     let opts = Options::default().compression(Compression::None);
     let mut bytes = table_bytes(100, &opts);
-    let (_, h) = TableReader::open(bytes.clone(), plain()).unwrap().data_block_handles().unwrap()[0];
+    let (_, h) = TableReader::open(bytes.clone(), plain())
+        .unwrap()
+        .data_block_handles()
+        .unwrap()[0];
     flip_in_block(&mut bytes, h);
     let cache = Arc::new(BlockCache::new(1 << 20));
     let t = TableReader::open(bytes, plain().block_cache(cache.clone())).unwrap();
-    let unverified = ReadOptions { verify_checksums: false, fill_cache: true };
+    let unverified = ReadOptions {
+        verify_checksums: false,
+        fill_cache: true,
+    };
     let mut v = Vec::new();
     t.get_into(b"key00001", unverified, &mut v).unwrap();
     assert_eq!(cache.len(), 0, "an unverified block is not cached");
-    assert!(t.get(b"key00001").is_err(), "a verified read still sees the damage");
+    assert!(
+        t.get(b"key00001").is_err(),
+        "a verified read still sees the damage"
+    );
 }
 
 /// The pre-1.18 x86 bloom filter: same bits, but tail bytes hashed as signed chars.
@@ -148,7 +172,9 @@ impl FilterPolicy for Pre118X86Bloom {
 #[test]
 fn legacy_named_filters_are_used_with_either_hash() {
     // Keys with tail bytes >= 0x80 hash differently under the two variants.
-    let keys: Vec<Vec<u8>> = (0..2000u32).map(|i| [&i.to_be_bytes()[..], &[0x80 | (i as u8)]].concat()).collect();
+    let keys: Vec<Vec<u8>> = (0..2000u32)
+        .map(|i| [&i.to_be_bytes()[..], &[0x80 | (i as u8)]].concat())
+        .collect();
     let mut opts = Options::default();
     opts.filter_policy = Some(Arc::new(Pre118X86Bloom));
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
@@ -158,13 +184,23 @@ fn legacy_named_filters_are_used_with_either_hash() {
     let t = TableReader::open(b.finish().unwrap().0, plain()).unwrap();
     assert!(matches!(t.filter_status(), FilterStatus::Used));
     for k in &keys {
-        assert_eq!(t.get(k).unwrap(), Some(b"v".to_vec()), "no false 'not found'");
+        assert_eq!(
+            t.get(k).unwrap(),
+            Some(b"v".to_vec()),
+            "no false 'not found'"
+        );
     }
     // goleveldb's variant (same name, unsigned hash) is covered by tests/other_writers.rs.
     let misses = (0..2000u32)
-        .filter(|i| t.filter_excludes(&[&i.to_be_bytes()[..], &[0x7f]].concat()).unwrap())
+        .filter(|i| {
+            t.filter_excludes(&[&i.to_be_bytes()[..], &[0x7f]].concat())
+                .unwrap()
+        })
         .count();
-    assert!(misses > 1800, "the filter still excludes most absent keys ({misses})");
+    assert!(
+        misses > 1800,
+        "the filter still excludes most absent keys ({misses})"
+    );
 }
 
 #[test]
@@ -198,7 +234,10 @@ fn unknown_compression_ids_are_named() {
     )
     .unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("bad block type") && msg.contains("id 7"), "{msg}");
+    assert!(
+        msg.contains("bad block type") && msg.contains("id 7"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -226,8 +265,13 @@ fn out_of_order_keys_are_an_error_not_undefined_behaviour() {
     let mut b = TableBuilder::new(Vec::new(), &Options::default()).unwrap();
     b.add(b"b", b"").unwrap();
     match b.add(b"a", b"") {
-        Err(Error::OutOfOrder { previous, got }) => assert_eq!((previous, got), (b"b".to_vec(), b"a".to_vec())),
+        Err(Error::OutOfOrder { previous, got }) => {
+            assert_eq!((previous, got), (b"b".to_vec(), b"a".to_vec()))
+        }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(b.add(b"b", b""), Err(Error::OutOfOrder { .. })), "duplicates too");
+    assert!(
+        matches!(b.add(b"b", b""), Err(Error::OutOfOrder { .. })),
+        "duplicates too"
+    );
 }

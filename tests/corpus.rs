@@ -38,7 +38,10 @@ fn every_case_scans_to_its_entries_forward_and_backward() {
                 assert_eq!(it.key(), &e.ikey[..], "{name}: key {n}");
                 assert!(e.value.matches(it.value()), "{name}: value {n}");
                 let p = it.parsed_key().unwrap();
-                assert_eq!((p.sequence, p.value_type as u8), (e.seq, if e.kind == 1 { 1 } else { 0 }));
+                assert_eq!(
+                    (p.sequence, p.value_type as u8),
+                    (e.seq, if e.kind == 1 { 1 } else { 0 })
+                );
                 assert_eq!(p.user_key, e.user_key());
                 it.next();
                 n += 1;
@@ -91,11 +94,18 @@ fn every_probe_answers_as_leveldb_answered() {
             let got = lookup_case(&tables, &key);
             match (&expected, &got) {
                 (Some(ev), Lookup::Found { value, .. }) => {
-                    assert!(ev.matches(value), "{name}: wrong value for {}", hex::encode(&key));
+                    assert!(
+                        ev.matches(value),
+                        "{name}: wrong value for {}",
+                        hex::encode(&key)
+                    );
                     found += 1;
                 }
                 (None, Lookup::NotFound | Lookup::Deleted { .. }) => absent += 1,
-                _ => panic!("{name}: key {} expected {expected:?}, got {got:?}", hex::encode(&key)),
+                _ => panic!(
+                    "{name}: key {} expected {expected:?}, got {got:?}",
+                    hex::encode(&key)
+                ),
             }
         }
         assert!(found > 0 && absent > 0, "{name}: probes cover both answers");
@@ -110,18 +120,28 @@ fn table_facts_match_the_corpus_index() {
             let table = open(&t.path);
             let m = &t.meta;
             let f = table.footer();
-            assert_eq!([f.metaindex.offset, f.metaindex.size], as_pair(&m["metaindex_handle"]));
+            assert_eq!(
+                [f.metaindex.offset, f.metaindex.size],
+                as_pair(&m["metaindex_handle"])
+            );
             assert_eq!([f.index.offset, f.index.size], as_pair(&m["index_handle"]));
             let handles = table.data_block_handles().unwrap();
-            assert_eq!(handles.len() as u64, m["num_data_blocks"].as_u64().unwrap(), "{name}");
+            assert_eq!(
+                handles.len() as u64,
+                m["num_data_blocks"].as_u64().unwrap(),
+                "{name}"
+            );
             assert_eq!(handles.len() as u64, m["index_entries"].as_u64().unwrap());
             for ((sep, h), row) in handles.iter().zip(m["data_blocks"].as_array().unwrap()) {
                 assert_eq!(h.offset, row[0].as_u64().unwrap());
                 assert_eq!(h.size, row[1].as_u64().unwrap());
                 assert_eq!(hex::encode(sep), row[4].as_str().unwrap());
             }
-            let meta_keys: Vec<String> =
-                table.metaindex().iter().map(|(k, _)| String::from_utf8_lossy(k).into()).collect();
+            let meta_keys: Vec<String> = table
+                .metaindex()
+                .iter()
+                .map(|(k, _)| String::from_utf8_lossy(k).into())
+                .collect();
             let want: Vec<String> = m["metaindex_keys"]
                 .as_array()
                 .unwrap()
@@ -131,9 +151,15 @@ fn table_facts_match_the_corpus_index() {
             assert_eq!(meta_keys, want, "{name}");
             match m["filter"].as_object() {
                 Some(filt) => {
-                    assert!(matches!(table.filter_status(), FilterStatus::Used), "{name}");
+                    assert!(
+                        matches!(table.filter_status(), FilterStatus::Used),
+                        "{name}"
+                    );
                     let r = table.filter().unwrap();
-                    assert_eq!(r.num_filters() as u64, filt["num_filters"].as_u64().unwrap());
+                    assert_eq!(
+                        r.num_filters() as u64,
+                        filt["num_filters"].as_u64().unwrap()
+                    );
                     assert_eq!(u64::from(r.base_lg()), filt["base_lg"].as_u64().unwrap());
                     let fh = table.filter_handle().unwrap();
                     assert_eq!([fh.offset, fh.size], as_pair(&m["filter_handle"]));
@@ -157,12 +183,17 @@ fn every_filter_block_is_rebuilt_byte_for_byte() {
     for name in case_names() {
         let case = load_case(&name);
         for t in &case.tables {
-            let Some(filt) = t.meta["filter"].as_object() else { continue };
+            let Some(filt) = t.meta["filter"].as_object() else {
+                continue;
+            };
             assert!(filt["regenerates_exactly"].as_bool().unwrap());
             let bits = filt["bits_per_key"].as_u64().unwrap() as usize;
             let table = open(&t.path);
             let fh = table.filter_handle().unwrap();
-            let stored = table.read_block_contents(fh, BlockKind::Filter, true).unwrap().data;
+            let stored = table
+                .read_block_contents(fh, BlockKind::Filter, true)
+                .unwrap()
+                .data;
             let policy: Arc<dyn FilterPolicy> = Arc::new(BloomFilterPolicy::new(bits));
             let mut b = FilterBlockBuilder::new(policy);
             let mut entries = t.entries.iter();
@@ -176,7 +207,12 @@ fn every_filter_block_is_rebuilt_byte_for_byte() {
             }
             assert!(entries.next().is_none());
             let rebuilt = b.finish();
-            assert!(rebuilt == stored, "{name}: filter block differs ({} vs {} bytes)", rebuilt.len(), stored.len());
+            assert!(
+                rebuilt == stored,
+                "{name}: filter block differs ({} vs {} bytes)",
+                rebuilt.len(),
+                stored.len()
+            );
             checked += 1;
         }
     }
@@ -186,7 +222,9 @@ fn every_filter_block_is_rebuilt_byte_for_byte() {
 fn build_from_entries(entries: &[Entry], opts: &Options) -> Vec<u8> {
     let mut b = TableBuilder::new(Vec::new(), opts).unwrap();
     for e in entries {
-        let ExpectedValue::Bytes(v) = &e.value else { panic!("needs full values") };
+        let ExpectedValue::Bytes(v) = &e.value else {
+            panic!("needs full values")
+        };
         b.add(&e.ikey, v).unwrap();
     }
     b.finish().unwrap().0
@@ -219,9 +257,16 @@ fn snappy_tables_rebuild_to_the_same_blocks() {
         if let Some(bits) = case.info["options"]["bloom_filter_bits"].as_u64() {
             opts = opts.bloom(bits as usize);
         }
-        let ours = TableReader::open(build_from_entries(&t.entries, &opts.internal_keys()), ReaderOptions::default()).unwrap();
+        let ours = TableReader::open(
+            build_from_entries(&t.entries, &opts.internal_keys()),
+            ReaderOptions::default(),
+        )
+        .unwrap();
         let theirs = open(&t.path);
-        let (a, b) = (ours.data_block_handles().unwrap(), theirs.data_block_handles().unwrap());
+        let (a, b) = (
+            ours.data_block_handles().unwrap(),
+            theirs.data_block_handles().unwrap(),
+        );
         assert_eq!(a.len(), b.len(), "{name}");
         for ((ka, ha), (kb, hb)) in a.iter().zip(&b) {
             assert_eq!(ka, kb, "{name}: index separators");
@@ -265,11 +310,16 @@ fn the_filter_is_consulted_before_any_data_block_read() {
         assert_eq!(table.get(k).unwrap(), None);
     }
     let reads = src.reads();
-    assert!(reads <= 200, "{reads} data-block reads for 10,000 absent keys (limit 2%)");
+    assert!(
+        reads <= 200,
+        "{reads} data-block reads for 10,000 absent keys (limit 2%)"
+    );
     // A present key costs exactly one data-block read on a cold cache.
     for e in t.entries.iter().step_by(97) {
         src.reset();
-        let got = table.lookup(e.user_key(), MAX_SEQ, ReadOptions::default()).unwrap();
+        let got = table
+            .lookup(e.user_key(), MAX_SEQ, ReadOptions::default())
+            .unwrap();
         assert!(matches!(got, Lookup::Found { .. }));
         assert_eq!(src.reads(), 1);
     }
@@ -278,7 +328,9 @@ fn the_filter_is_consulted_before_any_data_block_read() {
 #[test]
 fn approximate_offset_of_plain_matches_leveldb_bounds() {
     // LevelDB table_test ApproximateOffsetOfPlain.
-    let opts = Options::default().compression(Compression::None).block_size(1024);
+    let opts = Options::default()
+        .compression(Compression::None)
+        .block_size(1024);
     let x = |n| vec![b'x'; n];
     let entries: Vec<(&[u8], Vec<u8>)> = vec![
         (b"k01", b"hello".to_vec()),
@@ -296,7 +348,11 @@ fn approximate_offset_of_plain_matches_leveldb_bounds() {
     let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
     let within = |k: &[u8], lo: u64, hi: u64| {
         let o = t.approximate_offset_of(k);
-        assert!(o >= lo && o <= hi, "{}: {o} not in [{lo}, {hi}]", String::from_utf8_lossy(k));
+        assert!(
+            o >= lo && o <= hi,
+            "{}: {o} not in [{lo}, {hi}]",
+            String::from_utf8_lossy(k)
+        );
     };
     for k in [&b"abc"[..], b"k01", b"k01a", b"k02", b"k03"] {
         within(k, 0, 0);
@@ -327,15 +383,29 @@ fn zero_restart_points_in_block() {
 fn snapshots_see_older_versions() {
     let opts = Options::default().bloom(10).internal_keys();
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
-    for (seq, kind, v) in [(9u64, ValueType::Value, "v9"), (5, ValueType::Deletion, ""), (2, ValueType::Value, "v2")] {
-        b.add(&internal_key(b"key", seq, kind), v.as_bytes()).unwrap();
+    for (seq, kind, v) in [
+        (9u64, ValueType::Value, "v9"),
+        (5, ValueType::Deletion, ""),
+        (2, ValueType::Value, "v2"),
+    ] {
+        b.add(&internal_key(b"key", seq, kind), v.as_bytes())
+            .unwrap();
     }
     let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
     let ro = ReadOptions::default();
-    let found = |v: &str, s| Lookup::Found { value: v.as_bytes().to_vec(), sequence: Some(s) };
+    let found = |v: &str, s| Lookup::Found {
+        value: v.as_bytes().to_vec(),
+        sequence: Some(s),
+    };
     assert_eq!(t.lookup(b"key", MAX_SEQ, ro).unwrap(), found("v9", 9));
-    assert_eq!(t.lookup(b"key", 8, ro).unwrap(), Lookup::Deleted { sequence: 5 });
-    assert_eq!(t.lookup(b"key", 5, ro).unwrap(), Lookup::Deleted { sequence: 5 });
+    assert_eq!(
+        t.lookup(b"key", 8, ro).unwrap(),
+        Lookup::Deleted { sequence: 5 }
+    );
+    assert_eq!(
+        t.lookup(b"key", 5, ro).unwrap(),
+        Lookup::Deleted { sequence: 5 }
+    );
     assert_eq!(t.lookup(b"key", 4, ro).unwrap(), found("v2", 2));
     assert_eq!(t.lookup(b"key", 1, ro).unwrap(), Lookup::NotFound);
 }

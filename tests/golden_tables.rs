@@ -41,7 +41,10 @@ fn apple_banana_table_is_byte_exact() {
     assert!(!t.is_internal());
     assert_eq!(t.footer().metaindex.offset, 62);
     assert_eq!(t.footer().index.offset, 114);
-    assert_eq!(t.filter_handle().map(|h| (h.offset, h.size)), Some((39, 18)));
+    assert_eq!(
+        t.filter_handle().map(|h| (h.offset, h.size)),
+        Some((39, 18))
+    );
     assert_eq!(t.get(b"apple").unwrap(), Some(b"red".to_vec()));
     assert_eq!(t.get(b"banana").unwrap(), Some(b"yellow".to_vec()));
     assert_eq!(t.get(b"cherry").unwrap(), None);
@@ -106,7 +109,10 @@ fn database_table_is_byte_exact() {
         e
     };
     assert_eq!(expected.len(), 203);
-    let opts = Options::default().compression(Compression::None).bloom(10).internal_keys();
+    let opts = Options::default()
+        .compression(Compression::None)
+        .bloom(10)
+        .internal_keys();
     let k1_del = internal_key(b"k1", 3, ValueType::Deletion);
     let k1 = internal_key(b"k1", 1, ValueType::Value);
     let k2 = internal_key(b"k2", 2, ValueType::Value);
@@ -116,15 +122,24 @@ fn database_table_is_byte_exact() {
     let t = TableReader::open(got.clone(), ReaderOptions::default()).unwrap();
     assert!(t.is_internal(), "database keys are detected");
     let ro = ReadOptions::default();
-    assert_eq!(t.lookup(b"k1", u64::MAX, ro).unwrap(), Lookup::Deleted { sequence: 3 });
+    assert_eq!(
+        t.lookup(b"k1", u64::MAX, ro).unwrap(),
+        Lookup::Deleted { sequence: 3 }
+    );
     assert_eq!(
         t.lookup(b"k1", 2, ro).unwrap(),
-        Lookup::Found { value: b"v1".to_vec(), sequence: Some(1) }
+        Lookup::Found {
+            value: b"v1".to_vec(),
+            sequence: Some(1)
+        }
     );
     assert_eq!(t.lookup(b"k1", 0, ro).unwrap(), Lookup::NotFound);
     assert_eq!(
         t.lookup(b"k2", u64::MAX, ro).unwrap(),
-        Lookup::Found { value: b"v2".to_vec(), sequence: Some(2) }
+        Lookup::Found {
+            value: b"v2".to_vec(),
+            sequence: Some(2)
+        }
     );
     assert_eq!(t.lookup(b"k3", u64::MAX, ro).unwrap(), Lookup::NotFound);
     assert_eq!(t.get(b"k1").unwrap(), None);

@@ -33,7 +33,9 @@ fn varint32_overflow_fails() {
 
 #[test]
 fn varint64_overflow_fails() {
-    let input = [0x81, 0x82, 0x83, 0x84, 0x85, 0x81, 0x82, 0x83, 0x84, 0x85, 0x11];
+    let input = [
+        0x81, 0x82, 0x83, 0x84, 0x85, 0x81, 0x82, 0x83, 0x84, 0x85, 0x11,
+    ];
     assert_eq!(decode_varint64(&input), None);
 }
 
@@ -63,7 +65,10 @@ fn varint_decoders_are_lenient_like_leveldb() {
     // Non-minimal encodings decode.
     assert_eq!(decode_varint32(&[0x80, 0x00]), Some((0, 2)));
     // Bits past 32 in the 5th byte are dropped.
-    assert_eq!(decode_varint32(&[0xff, 0xff, 0xff, 0xff, 0x7f]), Some((u32::MAX, 5)));
+    assert_eq!(
+        decode_varint32(&[0xff, 0xff, 0xff, 0xff, 0x7f]),
+        Some((u32::MAX, 5))
+    );
 }
 
 #[test]
@@ -98,7 +103,10 @@ fn hash_signed_tail_vectors() {
     assert_eq!(hash_signed_tail(&[0xe2, 0x99, 0xa5], seed), 0x5301_74ee);
     // Unchanged where no tail byte has its high bit set.
     assert_eq!(hash_signed_tail(&[0x62], seed), 0xef13_45c4);
-    assert_eq!(hash_signed_tail(&[0xe1, 0x80, 0xb9, 0x32], seed), 0xed21_633a);
+    assert_eq!(
+        hash_signed_tail(&[0xe1, 0x80, 0xb9, 0x32], seed),
+        0xed21_633a
+    );
 }
 
 #[test]
@@ -142,7 +150,10 @@ fn crc32c_upstream_vectors() {
 #[test]
 fn crc32c_values_extend_and_mask() {
     assert_ne!(crc32c::value(b"a"), crc32c::value(b"foo"));
-    assert_eq!(crc32c::value(b"hello world"), crc32c::extend(crc32c::value(b"hello "), b"world"));
+    assert_eq!(
+        crc32c::value(b"hello world"),
+        crc32c::extend(crc32c::value(b"hello "), b"world")
+    );
     let c = crc32c::value(b"foo");
     assert_eq!(c, 0xcfc4_ae1d);
     assert_eq!(crc32c::value(b"a"), 0xc1d0_4330);
@@ -152,14 +163,23 @@ fn crc32c_values_extend_and_mask() {
     assert_eq!(crc32c::mask(c), 0xfebe_8a61);
     assert_eq!(crc32c::mask(crc32c::mask(c)), 0xb746_e855);
     assert_eq!(crc32c::unmask(crc32c::mask(c)), c);
-    assert_eq!(crc32c::unmask(crc32c::unmask(crc32c::mask(crc32c::mask(c)))), c);
+    assert_eq!(
+        crc32c::unmask(crc32c::unmask(crc32c::mask(crc32c::mask(c)))),
+        c
+    );
     assert_eq!(crc32c::mask(0), 0xa282_ead8);
 }
 
 #[test]
 fn empty_block_and_empty_filter_trailers() {
-    assert_eq!(block_trailer(&unhex("0000000001000000"), 0), [0x00, 0xc0, 0xf2, 0xa1, 0xb0]);
-    assert_eq!(block_trailer(&unhex("000000000b"), 0), [0x00, 0x8a, 0xe8, 0xda, 0xd1]);
+    assert_eq!(
+        block_trailer(&unhex("0000000001000000"), 0),
+        [0x00, 0xc0, 0xf2, 0xa1, 0xb0]
+    );
+    assert_eq!(
+        block_trailer(&unhex("000000000b"), 0),
+        [0x00, 0x8a, 0xe8, 0xda, 0xd1]
+    );
 }
 
 // ---- section 5: bloom ----
@@ -172,7 +192,21 @@ fn bloom_filter(policy: &BloomFilterPolicy, keys: &[&[u8]]) -> Vec<u8> {
 
 #[test]
 fn bloom_k_for_bits_per_key() {
-    for (bits, k) in [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (6, 4), (8, 5), (10, 6), (16, 11), (20, 13), (43, 29), (44, 30), (100, 30)] {
+    for (bits, k) in [
+        (1, 1),
+        (2, 1),
+        (3, 2),
+        (4, 2),
+        (5, 3),
+        (6, 4),
+        (8, 5),
+        (10, 6),
+        (16, 11),
+        (20, 13),
+        (43, 29),
+        (44, 30),
+        (100, 30),
+    ] {
         assert_eq!(BloomFilterPolicy::new(bits).k(), k, "bits_per_key {bits}");
     }
 }
@@ -193,7 +227,10 @@ fn bloom_small_exact_bytes() {
     assert!(p.key_may_match(b"world", &f));
     assert!(!p.key_may_match(b"x", &f));
     assert!(!p.key_may_match(b"foo", &f));
-    assert_eq!(hex::encode(bloom_filter(&p, &[b"foo"])), "204912000000000006");
+    assert_eq!(
+        hex::encode(bloom_filter(&p, &[b"foo"])),
+        "204912000000000006"
+    );
     assert_eq!(hex::encode(bloom_filter(&p, &[])), "000000000000000006");
 }
 
@@ -210,13 +247,42 @@ fn bloom_create_filter_only_appends() {
 fn bloom_varying_lengths_exact_sizes_and_false_positives() {
     // (length, filter size in bytes, false positives among 10000 probes), from LevelDB.
     let expected: [(u32, usize, u32); 37] = [
-        (1, 9, 23), (2, 9, 44), (3, 9, 75), (4, 9, 108), (5, 9, 120), (6, 9, 159), (7, 10, 153),
-        (8, 11, 181), (9, 13, 79), (10, 14, 163), (20, 26, 124), (30, 39, 84), (40, 51, 107),
-        (50, 64, 109), (60, 76, 112), (70, 89, 93), (80, 101, 116), (90, 114, 107),
-        (100, 126, 83), (200, 251, 96), (300, 376, 77), (400, 501, 81), (500, 626, 74),
-        (600, 751, 78), (700, 876, 91), (800, 1001, 88), (900, 1126, 97), (1000, 1251, 90),
-        (2000, 2501, 89), (3000, 3751, 95), (4000, 5001, 101), (5000, 6251, 89),
-        (6000, 7501, 103), (7000, 8751, 78), (8000, 10001, 109), (9000, 11251, 109),
+        (1, 9, 23),
+        (2, 9, 44),
+        (3, 9, 75),
+        (4, 9, 108),
+        (5, 9, 120),
+        (6, 9, 159),
+        (7, 10, 153),
+        (8, 11, 181),
+        (9, 13, 79),
+        (10, 14, 163),
+        (20, 26, 124),
+        (30, 39, 84),
+        (40, 51, 107),
+        (50, 64, 109),
+        (60, 76, 112),
+        (70, 89, 93),
+        (80, 101, 116),
+        (90, 114, 107),
+        (100, 126, 83),
+        (200, 251, 96),
+        (300, 376, 77),
+        (400, 501, 81),
+        (500, 626, 74),
+        (600, 751, 78),
+        (700, 876, 91),
+        (800, 1001, 88),
+        (900, 1126, 97),
+        (1000, 1251, 90),
+        (2000, 2501, 89),
+        (3000, 3751, 95),
+        (4000, 5001, 101),
+        (5000, 6251, 89),
+        (6000, 7501, 103),
+        (7000, 8751, 78),
+        (8000, 10001, 109),
+        (9000, 11251, 109),
         (10000, 12501, 81),
     ];
     let p = BloomFilterPolicy::new(10);
@@ -228,7 +294,10 @@ fn bloom_varying_lengths_exact_sizes_and_false_positives() {
         assert_eq!(f.len(), size, "size at length {length}");
         assert!(f.len() <= (length as usize * 10 / 8) + 40);
         for k in &keys {
-            assert!(p.key_may_match(k, &f), "inserted key must match at length {length}");
+            assert!(
+                p.key_may_match(k, &f),
+                "inserted key must match at length {length}"
+            );
         }
         let got = (0..10000u32)
             .filter(|i| p.key_may_match(&(i + 1_000_000_000).to_le_bytes(), &f))
@@ -250,11 +319,26 @@ fn bloom_varying_lengths_exact_sizes_and_false_positives() {
 fn bloom_malformed_filters_answer_like_leveldb() {
     let p = BloomFilterPolicy::new(10);
     assert!(!p.key_may_match(b"a", &[]), "len 0: no match");
-    assert!(!p.key_may_match(b"a", &[6]), "len 1 (a lone k byte): no match");
-    assert!(p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 31]), "k > 30: match");
-    assert!(p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 255]), "k > 30: match");
-    assert!(p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 0]), "k = 0: match");
-    assert!(!p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 30]), "k = 30 probes");
+    assert!(
+        !p.key_may_match(b"a", &[6]),
+        "len 1 (a lone k byte): no match"
+    );
+    assert!(
+        p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 31]),
+        "k > 30: match"
+    );
+    assert!(
+        p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 255]),
+        "k > 30: match"
+    );
+    assert!(
+        p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 0]),
+        "k = 0: match"
+    );
+    assert!(
+        !p.key_may_match(b"a", &[0, 0, 0, 0, 0, 0, 0, 0, 30]),
+        "k = 30 probes"
+    );
     // A 2-byte filter (8 bits) still works.
     assert!(p.key_may_match(b"a", &[0xff, 6]));
 }
@@ -388,14 +472,20 @@ fn filter_block_malformed_inputs_fail_open() {
         let mut bad = good.clone();
         *bad.last_mut().unwrap() = lg;
         let r = FilterBlockReader::new(bloom.clone(), bad);
-        assert!(r.key_may_match(0, b"definitely-not-there-0"), "base_lg {lg}");
+        assert!(
+            r.key_may_match(0, b"definitely-not-there-0"),
+            "base_lg {lg}"
+        );
     }
     // base_lg 0 and 63 are honoured: offset 0 still maps to filter 0; others to index >= num.
     for lg in [0u8, 63] {
         let mut bad = good.clone();
         *bad.last_mut().unwrap() = lg;
         let r = FilterBlockReader::new(bloom.clone(), bad);
-        assert!(!r.key_may_match(0, b"definitely-not-there-0"), "base_lg {lg}");
+        assert!(
+            !r.key_may_match(0, b"definitely-not-there-0"),
+            "base_lg {lg}"
+        );
         assert!(r.key_may_match(u64::MAX, b"definitely-not-there-0"));
     }
     // Offsets out of range: start > limit -> match; limit > array_start -> match unless equal.

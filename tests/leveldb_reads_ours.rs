@@ -23,7 +23,10 @@ fn checker() -> &'static Path {
             .arg(&out)
             .status()
             .expect("g++ must be installed (see .ci/run)");
-        assert!(status.success(), "building ldb_check against libleveldb-dev failed");
+        assert!(
+            status.success(),
+            "building ldb_check against libleveldb-dev failed"
+        );
         out
     })
 }
@@ -44,13 +47,22 @@ fn run(case: &Case) {
     let mut e = std::io::BufWriter::new(std::fs::File::create(&expected).unwrap());
     for (k, v) in &case.entries {
         b.add(k, v).unwrap();
-        writeln!(e, "{{\"key\":\"{}\",\"value\":\"{}\"}}", hex::encode(k), hex::encode(v)).unwrap();
+        writeln!(
+            e,
+            "{{\"key\":\"{}\",\"value\":\"{}\"}}",
+            hex::encode(k),
+            hex::encode(v)
+        )
+        .unwrap();
     }
     b.finish().unwrap();
     e.flush().unwrap();
     drop(e);
     let mut cmd = Command::new(checker());
-    cmd.arg("--table").arg(&table).arg("--expected").arg(&expected);
+    cmd.arg("--table")
+        .arg(&table)
+        .arg("--expected")
+        .arg(&expected);
     if let Some(bits) = case.bloom {
         cmd.args(["--bloom", &bits.to_string()]);
     }
@@ -65,7 +77,11 @@ fn run(case: &Case) {
         case.name,
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("\"ok\": true") || stdout.contains("\"ok\":true"), "{}: {stdout}", case.name);
+    assert!(
+        stdout.contains("\"ok\": true") || stdout.contains("\"ok\":true"),
+        "{}: {stdout}",
+        case.name
+    );
 }
 
 fn entries(n: usize, value_len: impl Fn(usize) -> usize) -> Vec<(Vec<u8>, Vec<u8>)> {
@@ -74,7 +90,9 @@ fn entries(n: usize, value_len: impl Fn(usize) -> usize) -> Vec<(Vec<u8>, Vec<u8
         .map(|i| {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let k = format!("key/{:06}/{}", i * 3, "p".repeat((x >> 8) as usize % 20)).into_bytes();
-            let v: Vec<u8> = (0..value_len(i)).map(|j| b"abcdefgh"[(i + j) % 8] ^ (j as u8 & 3)).collect();
+            let v: Vec<u8> = (0..value_len(i))
+                .map(|j| b"abcdefgh"[(i + j) % 8] ^ (j as u8 & 3))
+                .collect();
             (k, v)
         })
         .collect()
@@ -94,7 +112,9 @@ fn leveldb_reads_plain_tables_across_options() {
                     opts = opts.bloom(b);
                 }
                 run(&Case {
-                    name: format!("{compression:?} block {block_size} restart {restart} bloom {bloom:?}"),
+                    name: format!(
+                        "{compression:?} block {block_size} restart {restart} bloom {bloom:?}"
+                    ),
                     opts,
                     bloom,
                     internal: false,
@@ -114,7 +134,13 @@ fn leveldb_reads_empty_tables_and_big_values() {
         if let Some(b) = bloom {
             opts = opts.bloom(b);
         }
-        run(&Case { name: format!("empty, bloom {bloom:?}"), opts: opts.clone(), bloom, internal: false, entries: vec![] });
+        run(&Case {
+            name: format!("empty, bloom {bloom:?}"),
+            opts: opts.clone(),
+            bloom,
+            internal: false,
+            entries: vec![],
+        });
         run(&Case {
             name: format!("300 KB value, bloom {bloom:?}"),
             opts,
@@ -142,15 +168,26 @@ fn leveldb_reads_database_tables_with_internal_keys() {
         let versions = if k.len() % 3 == 0 { 3 } else { 1 };
         for v in 0..versions {
             seq -= 1;
-            let kind = if v == 1 { ValueType::Deletion } else { ValueType::Value };
-            let value = if kind == ValueType::Value { format!("v{seq}").into_bytes() } else { vec![] };
+            let kind = if v == 1 {
+                ValueType::Deletion
+            } else {
+                ValueType::Value
+            };
+            let value = if kind == ValueType::Value {
+                format!("v{seq}").into_bytes()
+            } else {
+                vec![]
+            };
             es.push((internal_key(&k, seq, kind), value));
         }
     }
     for compression in [Compression::Snappy, Compression::None] {
         run(&Case {
             name: format!("internal keys {compression:?}"),
-            opts: Options::default().compression(compression).bloom(10).internal_keys(),
+            opts: Options::default()
+                .compression(compression)
+                .bloom(10)
+                .internal_keys(),
             bloom: Some(10),
             internal: true,
             entries: es.clone(),

@@ -25,27 +25,63 @@ trait Cursor {
 }
 
 impl Cursor for BlockIter<'_> {
-    fn seek_to_first(&mut self) { BlockIter::seek_to_first(self) }
-    fn seek_to_last(&mut self) { BlockIter::seek_to_last(self) }
-    fn seek(&mut self, k: &[u8]) { BlockIter::seek(self, k) }
-    fn next(&mut self) { BlockIter::next(self) }
-    fn prev(&mut self) { BlockIter::prev(self) }
-    fn valid(&self) -> bool { BlockIter::valid(self) }
-    fn key(&self) -> &[u8] { BlockIter::key(self) }
-    fn value(&self) -> &[u8] { BlockIter::value(self) }
-    fn ok(&self) -> bool { self.error().is_none() }
+    fn seek_to_first(&mut self) {
+        BlockIter::seek_to_first(self)
+    }
+    fn seek_to_last(&mut self) {
+        BlockIter::seek_to_last(self)
+    }
+    fn seek(&mut self, k: &[u8]) {
+        BlockIter::seek(self, k)
+    }
+    fn next(&mut self) {
+        BlockIter::next(self)
+    }
+    fn prev(&mut self) {
+        BlockIter::prev(self)
+    }
+    fn valid(&self) -> bool {
+        BlockIter::valid(self)
+    }
+    fn key(&self) -> &[u8] {
+        BlockIter::key(self)
+    }
+    fn value(&self) -> &[u8] {
+        BlockIter::value(self)
+    }
+    fn ok(&self) -> bool {
+        self.error().is_none()
+    }
 }
 
 impl<R: leveldb_table::RandomAccess> Cursor for TableIter<'_, R> {
-    fn seek_to_first(&mut self) { TableIter::seek_to_first(self) }
-    fn seek_to_last(&mut self) { TableIter::seek_to_last(self) }
-    fn seek(&mut self, k: &[u8]) { TableIter::seek(self, k) }
-    fn next(&mut self) { TableIter::next(self) }
-    fn prev(&mut self) { TableIter::prev(self) }
-    fn valid(&self) -> bool { TableIter::valid(self) }
-    fn key(&self) -> &[u8] { TableIter::key(self) }
-    fn value(&self) -> &[u8] { TableIter::value(self) }
-    fn ok(&self) -> bool { self.status().is_ok() }
+    fn seek_to_first(&mut self) {
+        TableIter::seek_to_first(self)
+    }
+    fn seek_to_last(&mut self) {
+        TableIter::seek_to_last(self)
+    }
+    fn seek(&mut self, k: &[u8]) {
+        TableIter::seek(self, k)
+    }
+    fn next(&mut self) {
+        TableIter::next(self)
+    }
+    fn prev(&mut self) {
+        TableIter::prev(self)
+    }
+    fn valid(&self) -> bool {
+        TableIter::valid(self)
+    }
+    fn key(&self) -> &[u8] {
+        TableIter::key(self)
+    }
+    fn value(&self) -> &[u8] {
+        TableIter::value(self)
+    }
+    fn ok(&self) -> bool {
+        self.status().is_ok()
+    }
 }
 
 /// Checks a cursor against the model: full forward and backward walks, a seek to every key
@@ -92,13 +128,19 @@ fn check_cursor(c: &mut dyn Cursor, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: 
 
 fn arb_model() -> impl Strategy<Value = BTreeMap<Vec<u8>, Vec<u8>>> {
     // Small alphabets make shared prefixes and near-miss probes likely.
-    let key = prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xfe, 0xff]), 0..12);
+    let key = prop::collection::vec(
+        prop::sample::select(vec![0u8, 1, b'a', b'b', 0xfe, 0xff]),
+        0..12,
+    );
     let value = prop::collection::vec(any::<u8>(), 0..300);
     prop::collection::btree_map(key, value, 0..300)
 }
 
 fn arb_probes() -> impl Strategy<Value = Vec<Vec<u8>>> {
-    prop::collection::vec(prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xff]), 0..13), 0..40)
+    prop::collection::vec(
+        prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xff]), 0..13),
+        0..40,
+    )
 }
 
 proptest! {
@@ -210,7 +252,9 @@ fn standalone_bloom_filter_sizing_and_rate() {
     for i in 0..n {
         f.insert(format!("key{i}").as_bytes());
     }
-    let fp = (0..100_000).filter(|i| f.contains(format!("other{i}").as_bytes())).count();
+    let fp = (0..100_000)
+        .filter(|i| f.contains(format!("other{i}").as_bytes()))
+        .count();
     let rate = fp as f64 / 100_000.0;
     assert!(rate < 0.015, "false-positive rate {rate}");
 }

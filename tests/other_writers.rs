@@ -31,13 +31,30 @@ fn assert_scan_matches(table: &TableReader<CountingReader<Vec<u8>>>, entries: &P
     let mut it = table.iter(ReadOptions::default());
     it.seek_to_first();
     for (i, row) in rows.iter().enumerate() {
-        assert!(it.valid(), "{}: ended at {i}: {:?}", entries.display(), it.status());
+        assert!(
+            it.valid(),
+            "{}: ended at {i}: {:?}",
+            entries.display(),
+            it.status()
+        );
         let key = row.get("key").or_else(|| row.get("ikey")).unwrap();
-        assert_eq!(hex::encode(it.key()), key.as_str().unwrap(), "{}: key {i}", entries.display());
-        assert!(ExpectedValue::from_row(row).matches(it.value()), "value {i}");
+        assert_eq!(
+            hex::encode(it.key()),
+            key.as_str().unwrap(),
+            "{}: key {i}",
+            entries.display()
+        );
+        assert!(
+            ExpectedValue::from_row(row).matches(it.value()),
+            "value {i}"
+        );
         it.next();
     }
-    assert!(!it.valid() && it.status().is_ok(), "{}: extra entries", entries.display());
+    assert!(
+        !it.valid() && it.status().is_ok(),
+        "{}: extra entries",
+        entries.display()
+    );
     // And backward.
     it.seek_to_last();
     for row in rows.iter().rev() {
@@ -60,7 +77,12 @@ fn assert_gets_match(table: &TableReader<CountingReader<Vec<u8>>>, gets: &Path) 
             assert!(ExpectedValue::from_row(&row).matches(&value));
             found += 1;
         } else {
-            assert!(!matches!(got, Lookup::Found { .. }), "{}: {}", gets.display(), hex::encode(&key));
+            assert!(
+                !matches!(got, Lookup::Found { .. }),
+                "{}: {}",
+                gets.display(),
+                hex::encode(&key)
+            );
             absent += 1;
         }
     }
@@ -80,8 +102,15 @@ fn goleveldb_tables_read_exactly_with_their_filters() {
     ] {
         let path = fixture("goleveldb", &format!("{name}.ldb"));
         let table = open_bytes(&path);
-        assert_eq!(table.is_internal(), name == "db_snapshot", "{name}: key format detected");
-        assert_scan_matches(&table, &fixture("goleveldb", &format!("{name}.entries.jsonl")));
+        assert_eq!(
+            table.is_internal(),
+            name == "db_snapshot",
+            "{name}: key format detected"
+        );
+        assert_scan_matches(
+            &table,
+            &fixture("goleveldb", &format!("{name}.entries.jsonl")),
+        );
         let (found, absent) =
             assert_gets_match(&table, &fixture("goleveldb", &format!("{name}.gets.jsonl")));
         assert!(absent > 0, "{name}");
@@ -101,7 +130,12 @@ fn goleveldb_tables_read_exactly_with_their_filters() {
 
 #[test]
 fn goleveldb_filters_skip_the_blocks_of_misses() {
-    for name in ["plain_bloom_snappy", "plain_bloom_baselg13", "plain_bloom_baselg8", "db_snapshot"] {
+    for name in [
+        "plain_bloom_snappy",
+        "plain_bloom_baselg13",
+        "plain_bloom_baselg8",
+        "db_snapshot",
+    ] {
         let path = fixture("goleveldb", &format!("{name}.ldb"));
         let rows = read_jsonl(&fixture("goleveldb", &format!("{name}.entries.jsonl")));
         let with = open_bytes(&path);
@@ -131,8 +165,14 @@ fn goleveldb_filters_skip_the_blocks_of_misses() {
             assert_eq!(without.get(p).unwrap(), None);
         }
         let (a, b) = (with.source().reads(), without.source().reads());
-        assert!(b >= probes.len() as u64 / 2, "{name}: misses route to blocks ({b})");
-        assert!(a * 20 <= b, "{name}: filter let {a} of {b} block reads through");
+        assert!(
+            b >= probes.len() as u64 / 2,
+            "{name}: misses route to blocks ({b})"
+        );
+        assert!(
+            a * 20 <= b,
+            "{name}: filter let {a} of {b} block reads through"
+        );
     }
 }
 
@@ -140,25 +180,41 @@ fn goleveldb_filters_skip_the_blocks_of_misses() {
 fn leveldb_main_zstd_tables_read_exactly() {
     for name in ["zstd_plain", "zstd_empty"] {
         let table = open_bytes(&fixture("leveldb_zstd", &format!("{name}.ldb")));
-        assert_scan_matches(&table, &fixture("leveldb_zstd", &format!("{name}.entries.jsonl")));
-        assert_gets_match(&table, &fixture("leveldb_zstd", &format!("{name}.gets.jsonl")));
+        assert_scan_matches(
+            &table,
+            &fixture("leveldb_zstd", &format!("{name}.entries.jsonl")),
+        );
+        assert_gets_match(
+            &table,
+            &fixture("leveldb_zstd", &format!("{name}.gets.jsonl")),
+        );
         assert!(table.verify().is_ok());
     }
     // The profile that says id 2 is zlib cannot read them; `leveldb` can.
     let bytes = std::fs::read(fixture("leveldb_zstd", "zstd_plain.ldb")).unwrap();
-    let opts = ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::LevelDb);
+    let opts =
+        ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::LevelDb);
     let t = TableReader::open(bytes.clone(), opts).unwrap();
-    assert_eq!(t.iter(ReadOptions::default()).entries_from_start().count(), 2000);
-    let opts = ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::Mojang);
+    assert_eq!(
+        t.iter(ReadOptions::default()).entries_from_start().count(),
+        2000
+    );
+    let opts =
+        ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::Mojang);
     let t = TableReader::open(bytes, opts).unwrap();
-    assert!(t.iter(ReadOptions::default()).entries_from_start().any(|e| e.is_err()));
+    assert!(t
+        .iter(ReadOptions::default())
+        .entries_from_start()
+        .any(|e| e.is_err()));
 }
 
 #[test]
 fn mojang_bedrock_tables_read_exactly() {
     let names = ["mojang_flush", "mojang_recovered"];
-    let tables: Vec<_> =
-        names.iter().map(|n| open_bytes(&fixture("mojang", &format!("{n}.ldb")))).collect();
+    let tables: Vec<_> = names
+        .iter()
+        .map(|n| open_bytes(&fixture("mojang", &format!("{n}.ldb"))))
+        .collect();
     for (n, t) in names.iter().zip(&tables) {
         assert!(t.is_internal());
         assert_scan_matches(t, &fixture("mojang", &format!("{n}.entries.jsonl")));
@@ -197,15 +253,29 @@ fn rocksdb_files_are_named_not_called_corrupt() {
     let cases: [(&str, RocksDbFormat, Option<u32>); 5] = [
         ("rocksdb_fv5.sst", RocksDbFormat::BlockBased, Some(5)),
         ("rocksdb_fv1_xxh3.sst", RocksDbFormat::BlockBased, Some(1)),
-        ("rocksdb_fv0_legacy_magic.sst", RocksDbFormat::LegacyBlockBased, Some(0)),
-        ("rocksdb_fv0_zlib.sst", RocksDbFormat::LegacyBlockBased, Some(0)),
+        (
+            "rocksdb_fv0_legacy_magic.sst",
+            RocksDbFormat::LegacyBlockBased,
+            Some(0),
+        ),
+        (
+            "rocksdb_fv0_zlib.sst",
+            RocksDbFormat::LegacyBlockBased,
+            Some(0),
+        ),
         ("rocksdb_plain_table.sst", RocksDbFormat::Plain, None),
     ];
     for (name, format, version) in cases {
         let bytes = std::fs::read(fixture("rocksdb", name)).unwrap();
         match TableReader::open(bytes, ReaderOptions::default()) {
             Err(e @ Error::RocksDb { .. }) => {
-                let Error::RocksDb { format: f, format_version: v } = &e else { unreachable!() };
+                let Error::RocksDb {
+                    format: f,
+                    format_version: v,
+                } = &e
+                else {
+                    unreachable!()
+                };
                 assert_eq!((*f, *v), (format, version), "{name}");
                 assert!(e.to_string().contains("RocksDB"), "{name}: {e}");
                 assert!(!e.to_string().contains("corrupt"), "{name}: {e}");
@@ -218,7 +288,11 @@ fn rocksdb_files_are_named_not_called_corrupt() {
 
 #[test]
 fn zstd_and_raw_deflate_tables_round_trip() {
-    for compression in [Compression::Zstd(1), Compression::Zstd(19), Compression::RawDeflate(6)] {
+    for compression in [
+        Compression::Zstd(1),
+        Compression::Zstd(19),
+        Compression::RawDeflate(6),
+    ] {
         for keys in [KeyFormat::Plain, KeyFormat::Internal] {
             let mut opts = Options::default().compression(compression).bloom(10);
             if keys == KeyFormat::Internal {
@@ -242,12 +316,19 @@ fn zstd_and_raw_deflate_tables_round_trip() {
             let (_, h) = &table.data_block_handles().unwrap()[0];
             let stored = bytes[(h.offset + h.size) as usize];
             assert_eq!(stored, compression.id(), "{compression:?}");
-            let got: Vec<_> =
-                table.iter(ReadOptions::default()).entries_from_start().map(|e| e.unwrap()).collect();
+            let got: Vec<_> = table
+                .iter(ReadOptions::default())
+                .entries_from_start()
+                .map(|e| e.unwrap())
+                .collect();
             assert_eq!(got, expect);
             assert_eq!(stats.entries, 3000);
             for (k, v) in expect.iter().step_by(7) {
-                let user = if keys == KeyFormat::Internal { &k[..k.len() - 8] } else { &k[..] };
+                let user = if keys == KeyFormat::Internal {
+                    &k[..k.len() - 8]
+                } else {
+                    &k[..]
+                };
                 assert_eq!(table.get(user).unwrap().as_deref(), Some(&v[..]));
             }
             assert!(table.verify().is_ok());

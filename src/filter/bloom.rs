@@ -45,7 +45,9 @@ fn add_hash(bits: &mut [u8], nbits: u32, k: u8, mut h: u32) {
 /// Exactly LevelDB's `KeyMayMatch` after the hash.
 #[inline]
 fn may_contain_hash(filter: &[u8], h: u32) -> bool {
-    let Some((&k, array)) = filter.split_last() else { return false };
+    let Some((&k, array)) = filter.split_last() else {
+        return false;
+    };
     if array.is_empty() {
         return false;
     }
@@ -76,7 +78,10 @@ pub struct BloomFilterPolicy {
 impl BloomFilterPolicy {
     /// LevelDB's `NewBloomFilterPolicy(bits_per_key)`; 10 gives about 1% false positives.
     pub fn new(bits_per_key: usize) -> Self {
-        BloomFilterPolicy { bits_per_key, k: k_for_bits_per_key(bits_per_key) }
+        BloomFilterPolicy {
+            bits_per_key,
+            k: k_for_bits_per_key(bits_per_key),
+        }
     }
 
     /// Bits per key the policy was made with.
@@ -137,7 +142,9 @@ pub struct LegacyBloomFilterPolicy {
 impl LegacyBloomFilterPolicy {
     /// A legacy-named policy with `bits_per_key` bits per key (used only when writing).
     pub fn new(bits_per_key: usize) -> Self {
-        LegacyBloomFilterPolicy { inner: BloomFilterPolicy::new(bits_per_key) }
+        LegacyBloomFilterPolicy {
+            inner: BloomFilterPolicy::new(bits_per_key),
+        }
     }
 }
 
@@ -176,23 +183,36 @@ impl BloomFilter {
     /// A filter for about `expected_items` keys at `false_positive_rate` (clamped to
     /// `[1e-9, 0.5]`): m/n = 1.44 * log2(1/eps) bits per key, k = round(ln 2 * m/n) in 1..=30.
     pub fn for_capacity(expected_items: usize, false_positive_rate: f64) -> Self {
-        let eps = if false_positive_rate.is_nan() { 0.01 } else { false_positive_rate };
+        let eps = if false_positive_rate.is_nan() {
+            0.01
+        } else {
+            false_positive_rate
+        };
         let eps = eps.clamp(1e-9, 0.5);
         let bits_per_key = (1.0 / eps).log2() / std::f64::consts::LN_2;
         let n = expected_items.max(1) as f64;
         let bits = ((n * bits_per_key).ceil() as usize).max(BLOOM_MIN_BITS);
-        let k = (std::f64::consts::LN_2 * bits_per_key).round().clamp(1.0, 30.0) as u8;
+        let k = (std::f64::consts::LN_2 * bits_per_key)
+            .round()
+            .clamp(1.0, 30.0) as u8;
         Self::with_bits(bits, k)
     }
 
     /// A filter with at least `bits` bits (rounded up to whole bytes, at least 64) and
     /// `k` probes (clamped to 1..=30).
     pub fn with_bits(bits: usize, k: u8) -> Self {
-        let bytes = bits.max(BLOOM_MIN_BITS).div_ceil(8).min(u32::MAX as usize / 8);
+        let bytes = bits
+            .max(BLOOM_MIN_BITS)
+            .div_ceil(8)
+            .min(u32::MAX as usize / 8);
         let mut v = vec![0u8; bytes + 1];
         let k = k.clamp(1, BLOOM_MAX_K);
         v[bytes] = k;
-        BloomFilter { bytes: v, nbits: (bytes * 8) as u32, k }
+        BloomFilter {
+            bytes: v,
+            nbits: (bytes * 8) as u32,
+            k,
+        }
     }
 
     /// Adds `key`.

@@ -59,7 +59,10 @@ impl ExpectedValue {
             Some(v) => ExpectedValue::Bytes(unhex(v)),
             None => ExpectedValue::Digest {
                 len: row["value_len"].as_u64().expect("value_len"),
-                sha256: row["value_sha256"].as_str().expect("value_sha256").to_string(),
+                sha256: row["value_sha256"]
+                    .as_str()
+                    .expect("value_sha256")
+                    .to_string(),
             },
         }
     }
@@ -120,10 +123,19 @@ pub fn load_case(name: &str) -> Case {
                     value: ExpectedValue::from_row(r),
                 })
                 .collect();
-            CaseTable { path, entries, meta }
+            CaseTable {
+                path,
+                entries,
+                meta,
+            }
         })
         .collect();
-    Case { name: name.to_string(), dir, info, tables }
+    Case {
+        name: name.to_string(),
+        dir,
+        info,
+        tables,
+    }
 }
 
 impl Case {
