@@ -33,7 +33,7 @@ fn main() {
             hits as f64 / f64::from(PROBES)
         };
         let r1 = rate(&random_keys, &|i| {
-            format!("{:016x}", splitmix(u64::from(i) + 1 << 40)).into_bytes()
+            format!("{:016x}", splitmix((u64::from(i) + 1) << 40)).into_bytes()
         });
         let r2 = rate(&seq_keys, &|i| {
             format!("k{:015}", 2 * (i % KEYS) + 1).into_bytes()

@@ -175,8 +175,10 @@ fn legacy_named_filters_are_used_with_either_hash() {
     let keys: Vec<Vec<u8>> = (0..2000u32)
         .map(|i| [&i.to_be_bytes()[..], &[0x80 | (i as u8)]].concat())
         .collect();
-    let mut opts = Options::default();
-    opts.filter_policy = Some(Arc::new(Pre118X86Bloom));
+    let opts = Options {
+        filter_policy: Some(Arc::new(Pre118X86Bloom)),
+        ..Options::default()
+    };
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for k in &keys {
         b.add(k, b"v").unwrap();

@@ -32,8 +32,7 @@ fn every_case_scans_to_its_entries_forward_and_backward() {
             let ro = ReadOptions::default();
             let mut it = table.iter(ro);
             it.seek_to_first();
-            let mut n = 0;
-            for e in &t.entries {
+            for (n, e) in t.entries.iter().enumerate() {
                 assert!(it.valid(), "{name}: ended early at {n}: {:?}", it.status());
                 assert_eq!(it.key(), &e.ikey[..], "{name}: key {n}");
                 assert!(e.value.matches(it.value()), "{name}: value {n}");
@@ -44,7 +43,6 @@ fn every_case_scans_to_its_entries_forward_and_backward() {
                 );
                 assert_eq!(p.user_key, e.user_key());
                 it.next();
-                n += 1;
             }
             assert!(!it.valid() && it.status().is_ok(), "{name}: extra entries");
             it.seek_to_last();

@@ -1,2 +1,113 @@
-//! `sst`: inspect, verify, query and build LevelDB tables.
-fn main() {}
+//! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`).
+//!
+//! One module per subcommand; `common` holds what they share. See `docs/cli.md`.
+
+mod blocks;
+mod build;
+mod common;
+mod filter;
+mod get;
+mod scan;
+mod stats;
+mod verify;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use common::{Failure, Global, EXIT_ERROR, EXIT_OK};
+use leveldb_table::KeyFormat;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (get: every key found; verify: every table clean)
+  1  corruption found (scan, verify, stats, blocks) or a key not found (get)
+  2  usage error, a file that cannot be opened or read (missing, not a LevelDB table,
+     e.g. a RocksDB file), an I/O error; get: any lookup error
+
+Checksums are verified everywhere unless --no-verify is given. Keys are detected as
+internal keys (a LevelDB database's tables) or plain keys; --keys overrides.
+Errors name the file, the offset in it and what is wrong.";
+
+/// Inspect, verify, query and build LevelDB tables (.ldb / .sst).
+#[derive(Parser, Debug)]
+#[command(
+    name = "sst",
+    version,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true,
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    /// Do not verify block checksums (they are verified by default).
+    #[arg(long, global = true)]
+    no_verify: bool,
+
+    /// Key format: auto (detect), internal (a LevelDB database's tables: user key + 8-byte
+    /// sequence/type tag) or plain. For `build`, auto means: internal when the jsonl rows
+    /// carry "seq" (as `scan` prints them for internal tables), else plain.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    keys: Option<KeysArg>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum KeysArg {
+    Auto,
+    Internal,
+    Plain,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the entries of a table, in key order (or reversed), optionally within a range.
+    Scan(scan::Args),
+    /// Look keys up (consulting the filter, as a database does).
+    Get(get::Args),
+    /// Check tables: footer, every block's checksum, entries, key order, filters.
+    Verify(verify::Args),
+    /// Statistics: entries, blocks, compression, index, filter (and its false-positive rate).
+    Stats(stats::Args),
+    /// One row per block: data blocks in index order, then filter, metaindex, index.
+    Blocks(blocks::Args),
+    /// Show how a key goes through the index and the bloom filter, bit by bit.
+    Filter(filter::Args),
+    /// Build a table from jsonl or tsv entries.
+    Build(build::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let keys = match cli.keys {
+        None | Some(KeysArg::Auto) => KeyFormat::Auto,
+        Some(KeysArg::Internal) => KeyFormat::Internal,
+        Some(KeysArg::Plain) => KeyFormat::Plain,
+    };
+    let g = Global {
+        verify: !cli.no_verify,
+        keys,
+    };
+    let res = match &cli.command {
+        Command::Scan(a) => scan::run(&g, a),
+        Command::Get(a) => get::run(&g, a),
+        Command::Verify(a) => verify::run(&g, a),
+        Command::Stats(a) => stats::run(&g, a),
+        Command::Blocks(a) => blocks::run(&g, a),
+        Command::Filter(a) => filter::run(&g, a),
+        Command::Build(a) => build::run(&g, a),
+    };
+    let code = match res {
+        Ok(code) => code,
+        Err(Failure::BrokenPipe) => EXIT_OK,
+        Err(Failure::Exit(code, msg)) => {
+            common::warn(&msg);
+            code
+        }
+    };
+    std::process::exit(if (0..=EXIT_ERROR).contains(&code) {
+        code
+    } else {
+        EXIT_ERROR
+    });
+}
