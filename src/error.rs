@@ -231,16 +231,13 @@ impl Error {
     }
 
     /// The file offset an error is about (a block's start, the footer, the magic), if any.
+    /// For a bad entry it is the start of its block: the entry's own offset is inside the
+    /// uncompressed block (see [`Error::BadEntry`]).
     pub fn offset(&self) -> Option<u64> {
         match *self {
             Error::BadMagic { offset, .. } => Some(offset),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
-            Error::BadEntry {
-                handle,
-                entry_offset,
-                ..
-            } => Some(handle.offset.saturating_add(entry_offset as u64)),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }

@@ -64,7 +64,7 @@ pub use format::{BlockHandle, Footer};
 pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};
 pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
-pub use table::{FilterStatus, Lookup, TableReader};
+pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
 pub use table_builder::{TableBuilder, TableFileBuilder, TableStats};
 pub use table_iter::{Entries, TableIter};
 pub use verify::VerifyReport;

@@ -60,6 +60,23 @@ pub enum Lookup {
     NotFound,
 }
 
+/// What [`TableReader::lookup_into`] found; the value, if any, is in the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookupKind {
+    /// The key has a value. `sequence` is set for internal-key tables.
+    Found {
+        /// Sequence number of the version found (internal keys only).
+        sequence: Option<u64>,
+    },
+    /// The newest visible version is a deletion (internal keys only).
+    Deleted {
+        /// Sequence number of the deletion.
+        sequence: u64,
+    },
+    /// The table has no version of the key.
+    NotFound,
+}
+
 /// Why a table has no usable filter.
 #[derive(Debug)]
 pub enum FilterStatus {
@@ -499,29 +516,44 @@ impl<R: RandomAccess> TableReader<R> {
     /// # Errors
     /// As [`get_into`](Self::get_into).
     pub fn lookup(&self, key: &[u8], snapshot: u64, opts: ReadOptions) -> Result<Lookup> {
+        let mut value = Vec::new();
+        Ok(match self.lookup_into(key, snapshot, opts, &mut value)? {
+            LookupKind::Found { sequence } => Lookup::Found { value, sequence },
+            LookupKind::Deleted { sequence } => Lookup::Deleted { sequence },
+            LookupKind::NotFound => Lookup::NotFound,
+        })
+    }
+
+    /// [`lookup`](Self::lookup) that copies a found value into `value` (cleared first)
+    /// instead of allocating: one lookup says found, deleted or absent.
+    ///
+    /// # Errors
+    /// As [`get_into`](Self::get_into).
+    pub fn lookup_into(
+        &self,
+        key: &[u8],
+        snapshot: u64,
+        opts: ReadOptions,
+        value: &mut Vec<u8>,
+    ) -> Result<LookupKind> {
+        value.clear();
         if !self.internal {
-            let mut value = Vec::new();
-            return Ok(match self.get_into(key, opts, &mut value)? {
-                true => Lookup::Found {
-                    value,
-                    sequence: None,
-                },
-                false => Lookup::NotFound,
+            return Ok(match self.get_into(key, opts, value)? {
+                true => LookupKind::Found { sequence: None },
+                false => LookupKind::NotFound,
             });
         }
-        let mut value = Vec::new();
         let mut seq = 0;
         let r = self.lookup_internal_seq(key, snapshot, opts, |v, s| {
             value.extend_from_slice(v);
             seq = s;
         })?;
         Ok(match r {
-            Some(ValueType::Value) => Lookup::Found {
-                value,
+            Some(ValueType::Value) => LookupKind::Found {
                 sequence: Some(seq),
             },
-            Some(ValueType::Deletion) => Lookup::Deleted { sequence: seq },
-            None => Lookup::NotFound,
+            Some(ValueType::Deletion) => LookupKind::Deleted { sequence: seq },
+            None => LookupKind::NotFound,
         })
     }
 
@@ -605,12 +637,17 @@ impl<R: RandomAccess> TableReader<R> {
         let mut it = self.index.iter(&BytewiseComparator);
         it.seek_to_first();
         let mut out = Vec::new();
+        let mut key_bytes = 0usize;
         while it.valid() {
             let mut v = it.value();
             let h = BlockHandle::decode_from(&mut v).ok_or(Error::BadIndexValue {
                 kind: BlockKind::Index,
                 handle: self.footer.index,
             })?;
+            key_bytes += it.key().len() + LIST_ENTRY_BYTES;
+            if key_bytes > self.index.size().saturating_mul(8).saturating_add(1 << 16) {
+                return Err(list_too_long(BlockKind::Index, self.footer.index));
+            }
             out.push((it.key().to_vec(), h));
             it.next();
         }
@@ -639,6 +676,7 @@ fn read_metaindex<R: RandomAccess>(
     let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
     let mut it = block.iter(&BytewiseComparator);
     let mut out = Vec::new();
+    let mut key_bytes = 0usize;
     it.seek_to_first();
     while it.valid() {
         let mut v = it.value();
@@ -646,12 +684,34 @@ fn read_metaindex<R: RandomAccess>(
             kind: BlockKind::Metaindex,
             handle: h,
         })?;
+        key_bytes += it.key().len() + LIST_ENTRY_BYTES;
+        if key_bytes > block.size().saturating_add(1 << 16) {
+            return Err(list_too_long(BlockKind::Metaindex, h));
+        }
         out.push((it.key().to_vec(), handle));
         it.next();
     }
     match it.take_error() {
         Some(e) => Err(e),
         None => Ok(out),
+    }
+}
+
+/// What one entry of a list copied out of an index or metaindex block costs besides its key.
+///
+/// Such lists are bounded: the index list (`data_block_handles`) by 8x the index block plus
+/// 64 KiB, the metaindex list by the block plus 64 KiB. A real index entry takes at least
+/// its key plus 5 bytes in the block (LevelDB-family writers store index keys whole), so its
+/// list entry costs at most 8x that; a real metaindex holds a few short names. But entries
+/// that share one long key cost 5 bytes each in the block and the whole key each when
+/// copied out: without a bound a hostile block of `b` bytes could cost `b * b / 5`.
+const LIST_ENTRY_BYTES: usize = std::mem::size_of::<(Vec<u8>, BlockHandle)>();
+
+fn list_too_long(kind: BlockKind, handle: BlockHandle) -> Error {
+    Error::BadBlockContents {
+        kind,
+        handle,
+        reason: "entries too many or keys too long to list",
     }
 }
 
