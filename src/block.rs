@@ -31,6 +31,16 @@ pub struct Block {
     handle: BlockHandle,
 }
 
+/// Where one entry's parts are in a block's bytes.
+pub(crate) struct RawEntry {
+    /// Bytes shared with the previous key.
+    pub shared: usize,
+    /// The key bytes stored in this entry (all of the key when `shared` is 0).
+    pub key: std::ops::Range<usize>,
+    /// The value.
+    pub value: std::ops::Range<usize>,
+}
+
 /// Decoded header of one entry.
 #[derive(Clone, Copy)]
 struct EntryHeader {
@@ -146,6 +156,33 @@ impl Block {
             non_shared,
             value_len,
             key_at: p + n,
+        })
+    }
+
+    /// The entries of the block in order, as (shared, key delta range, value range) in
+    /// the block's bytes; `None` at the first entry that does not decode.
+    pub(crate) fn raw_entries(&self) -> impl Iterator<Item = Option<RawEntry>> + '_ {
+        let mut p = 0;
+        let mut done = self.num_restarts == 0;
+        std::iter::from_fn(move || {
+            if done || p >= self.restarts {
+                return None;
+            }
+            match self.decode_entry(p) {
+                Some(h) => {
+                    let v = h.key_at + h.non_shared;
+                    p = v + h.value_len;
+                    Some(Some(RawEntry {
+                        shared: h.shared,
+                        key: h.key_at..v,
+                        value: v..p,
+                    }))
+                }
+                None => {
+                    done = true;
+                    Some(None)
+                }
+            }
         })
     }
 

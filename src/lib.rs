@@ -47,6 +47,7 @@ mod filter;
 mod filter_block;
 mod format;
 mod hash;
+mod index;
 mod internal_key;
 mod io;
 mod options;

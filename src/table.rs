@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::fs::File;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 
@@ -29,6 +29,7 @@ use crate::format::{
     self, BlockContents, BlockHandle, Footer, ReadBlockOptions, BLOOM_POLICY_NAME,
     FILTER_META_PREFIX, FOOTER_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
 };
+use crate::index::ParsedIndex;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::io::RandomAccess;
 use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
@@ -108,6 +109,9 @@ pub struct TableReader<R> {
     cache: Option<Arc<BlockCache>>,
     cache_id: u64,
     profile: CompressionProfile,
+    /// The index decoded for lookups, built on the first one (`None` inside: not possible
+    /// for this index or comparator, use the block).
+    parsed_index: OnceLock<Option<ParsedIndex>>,
 }
 
 impl TableReader<File> {
@@ -173,6 +177,7 @@ impl<R: RandomAccess> TableReader<R> {
             cache: opts.block_cache.clone(),
             cache_id: opts.block_cache.as_ref().map_or(0, |c| c.new_id()),
             profile: opts.compression_profile,
+            parsed_index: OnceLock::new(),
         };
         table.internal = match opts.keys {
             KeyFormat::Plain => false,
@@ -396,6 +401,15 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// The handle of the data block that may hold `seek_key` (a table key), if any.
     fn index_lookup(&self, seek_key: &[u8], scratch: &mut Vec<u8>) -> Result<Option<BlockHandle>> {
+        let parsed = self.parsed_index.get_or_init(|| {
+            // The prefix search needs keys ordered bytewise (plain or by user key).
+            (self.user_comparator.name() == BytewiseComparator.name())
+                .then(|| ParsedIndex::build(&self.index, self.internal))
+                .flatten()
+        });
+        if let Some(p) = parsed {
+            return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
+        }
         match self
             .index
             .seek_value_range(&*self.comparator, seek_key, scratch)?
