@@ -1,8 +1,8 @@
 //! Reads a table (LevelDB's `table/table.cc`).
 //!
 //! ```text
-//! open:  footer (last 48 bytes) -> index block (kept in memory)
-//!        -> metaindex -> "filter.<name>" -> filter block (kept in memory)
+//! open:  footer (last 48 bytes) -> metaindex -> index block (kept in memory)
+//! first lookup: "filter.<name>" -> filter block (kept in memory), index decoded for search
 //! get:   index.seek(key) -> data-block handle
 //!        -> filter.key_may_match(handle.offset, key)?   no: not found, no block read
 //!        -> block cache or read_block -> block.seek(key)
@@ -100,9 +100,13 @@ pub struct TableReader<R> {
     footer: Footer,
     index: Block,
     metaindex: Vec<(Vec<u8>, BlockHandle)>,
-    filter: Option<FilterBlockReader>,
+    /// The filter and its status, loaded on first use (or set at open when there is
+    /// nothing to load).
+    filter: OnceLock<(Option<FilterBlockReader>, FilterStatus)>,
+    /// Policy and handle of a filter still to be read.
+    filter_to_load: Option<(Arc<dyn FilterPolicy>, BlockHandle)>,
     filter_handle: Option<BlockHandle>,
-    filter_status: FilterStatus,
+    meta_read: ReadBlockOptions,
     comparator: Arc<dyn Comparator>,
     user_comparator: Arc<dyn Comparator>,
     internal: bool,
@@ -125,7 +129,9 @@ impl TableReader<File> {
 }
 
 impl<R: RandomAccess> TableReader<R> {
-    /// Opens a table: reads the footer, the index, the metaindex and the filter.
+    /// Opens a table: reads the footer, the metaindex and the index. The filter block is
+    /// read (and its checksum verified) on the first lookup that needs it, so opening a
+    /// table only to scan it never reads the filter.
     ///
     /// A metaindex or filter block that cannot be read leaves the table usable without a
     /// filter ([`filter_status`](Self::filter_status) says why).
@@ -165,12 +171,10 @@ impl<R: RandomAccess> TableReader<R> {
             footer,
             index,
             metaindex,
-            filter: None,
+            filter: OnceLock::new(),
+            filter_to_load: None,
             filter_handle: None,
-            filter_status: match meta_err {
-                Some(e) => FilterStatus::Unreadable(e),
-                None => FilterStatus::Absent,
-            },
+            meta_read: rb,
             comparator: opts.comparator.clone(),
             user_comparator: opts.comparator.clone(),
             internal: false,
@@ -187,8 +191,12 @@ impl<R: RandomAccess> TableReader<R> {
         if table.internal {
             table.comparator = Arc::new(InternalKeyComparator::new(opts.comparator.clone()));
         }
-        if matches!(table.filter_status, FilterStatus::Absent) {
-            table.load_filter(&opts, rb);
+        let ready = match meta_err {
+            Some(e) => Some(FilterStatus::Unreadable(e)),
+            None => table.plan_filter(&opts),
+        };
+        if let Some(status) = ready {
+            let _ = table.filter.set((None, status));
         }
         Ok(table)
     }
@@ -231,19 +239,20 @@ impl<R: RandomAccess> TableReader<R> {
         n > 0 || it.error().is_some()
     }
 
-    fn load_filter(&mut self, opts: &ReaderOptions, rb: ReadBlockOptions) {
+    /// Finds the filter named in the metaindex and its policy. Returns the final status
+    /// when there is nothing to read; otherwise the block is read on first use.
+    fn plan_filter(&mut self, opts: &ReaderOptions) -> Option<FilterStatus> {
         let Some((name, handle)) = self
             .metaindex
             .iter()
             .find(|(k, _)| k.starts_with(FILTER_META_PREFIX))
             .map(|(k, h)| (k[FILTER_META_PREFIX.len()..].to_vec(), *h))
         else {
-            return;
+            return Some(FilterStatus::Absent);
         };
         self.filter_handle = Some(handle);
         if !opts.use_filter {
-            self.filter_status = FilterStatus::Disabled;
-            return;
+            return Some(FilterStatus::Disabled);
         }
         let name = String::from_utf8_lossy(&name).into_owned();
         let policy: Arc<dyn FilterPolicy> =
@@ -253,18 +262,28 @@ impl<R: RandomAccess> TableReader<R> {
                 None if name == LEGACY_BLOOM_POLICY_NAME => {
                     Arc::new(LegacyBloomFilterPolicy::new(10))
                 }
-                None => {
-                    self.filter_status = FilterStatus::UnknownPolicy(name);
-                    return;
-                }
+                None => return Some(FilterStatus::UnknownPolicy(name)),
             };
-        match format::read_block(&self.file, handle, BlockKind::Filter, self.data_end(), rb) {
-            Ok(c) => {
-                self.filter = Some(FilterBlockReader::new(policy, c.data));
-                self.filter_status = FilterStatus::Used;
+        self.filter_to_load = Some((policy, handle));
+        None
+    }
+
+    /// The filter, read (and its checksum verified) on first use. A filter block that
+    /// cannot be read leaves the table without a filter.
+    fn filter_state(&self) -> &(Option<FilterBlockReader>, FilterStatus) {
+        self.filter.get_or_init(|| {
+            let Some((policy, handle)) = &self.filter_to_load else {
+                return (None, FilterStatus::Absent);
+            };
+            let kind = BlockKind::Filter;
+            match format::read_block(&self.file, *handle, kind, self.data_end(), self.meta_read) {
+                Ok(c) => (
+                    Some(FilterBlockReader::new(policy.clone(), c.data)),
+                    FilterStatus::Used,
+                ),
+                Err(e) => (None, FilterStatus::Unreadable(e)),
             }
-            Err(e) => self.filter_status = FilterStatus::Unreadable(e),
-        }
+        })
     }
 
     /// Offset of the footer: every block must end at or before it.
@@ -304,7 +323,7 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// The filter block reader, if the filter is used.
     pub fn filter(&self) -> Option<&FilterBlockReader> {
-        self.filter.as_ref()
+        self.filter_state().0.as_ref()
     }
 
     /// Handle of the filter block named in the metaindex, if any.
@@ -314,7 +333,7 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// Whether the filter is used, and if not, why.
     pub fn filter_status(&self) -> &FilterStatus {
-        &self.filter_status
+        &self.filter_state().1
     }
 
     /// How compression id 2 is read.
@@ -454,7 +473,7 @@ impl<R: RandomAccess> TableReader<R> {
         let Some(handle) = self.index_lookup(seek_key, k1)? else {
             return Ok(None);
         };
-        if let Some(filter) = &self.filter {
+        if let Some(filter) = self.filter() {
             if !filter.key_may_match(handle.offset, filter_key) {
                 return Ok(None);
             }
@@ -483,8 +502,7 @@ impl<R: RandomAccess> TableReader<R> {
             return Ok(true);
         };
         Ok(self
-            .filter
-            .as_ref()
+            .filter()
             .is_some_and(|f| !f.key_may_match(handle.offset, key)))
     }
 
