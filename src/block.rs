@@ -211,6 +211,10 @@ impl Block {
         }
         let start = self.find_restart(cmp, target)?;
         key.clear();
+        let bytewise = cmp.is_bytewise();
+        // For bytewise order: length of the common prefix of the current key and the
+        // target, while the current key is smaller than the target.
+        let mut m = 0usize;
         let mut p = self.restart_point(start);
         while p < self.restarts {
             let h = self.decode_entry(p).ok_or_else(|| self.bad_entry(p))?;
@@ -220,7 +224,30 @@ impl Block {
             key.truncate(h.shared);
             key.extend_from_slice(&self.data[h.key_at..h.key_at + h.non_shared]);
             let v = h.key_at + h.non_shared;
-            if cmp.compare(key, target) != Ordering::Less {
+            let at_or_after = if !bytewise {
+                cmp.compare(key, target) != Ordering::Less
+            } else if h.shared > m {
+                // The key keeps the previous key's byte at m, which is below the target's.
+                false
+            } else {
+                // Its first `shared` bytes are the previous key's, equal to the target's
+                // up to m: compare from there on.
+                let from = h.shared;
+                let l = from
+                    + key[from..]
+                        .iter()
+                        .zip(&target[from..])
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                m = l;
+                match (key.get(l), target.get(l)) {
+                    (None, _) if key.len() == target.len() => true,
+                    (None, _) => false,
+                    (Some(_), None) => true,
+                    (Some(a), Some(b)) => a > b,
+                }
+            };
+            if at_or_after {
                 return Ok(Some(v..v + h.value_len));
             }
             p = v + h.value_len;

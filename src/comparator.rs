@@ -22,6 +22,12 @@ pub trait Comparator: Send + Sync {
 
     /// May change `key` into a short key `>= key`.
     fn find_short_successor(&self, key: &mut Vec<u8>);
+
+    /// True only if [`compare`](Self::compare) is plain lexicographic byte order, which lets
+    /// block searches skip comparisons using the entries' shared prefixes.
+    fn is_bytewise(&self) -> bool {
+        false
+    }
 }
 
 /// Lexicographic byte order, `leveldb.BytewiseComparator`.
@@ -50,6 +56,10 @@ impl Comparator for BytewiseComparator {
             start[diff] = byte + 1;
             start.truncate(diff + 1);
         }
+    }
+
+    fn is_bytewise(&self) -> bool {
+        true
     }
 
     fn find_short_successor(&self, key: &mut Vec<u8>) {

@@ -258,3 +258,55 @@ fn standalone_bloom_filter_sizing_and_rate() {
     let rate = fp as f64 / 100_000.0;
     assert!(rate < 0.015, "false-positive rate {rate}");
 }
+
+/// A block written without prefix sharing (legal, as some writers do) and one restart:
+/// point seeks must still find the first key `>= target`.
+fn unshared_block(model: &BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<u8> {
+    use leveldb_table::raw::coding::{put_fixed32, put_varint32};
+    let mut b = Vec::new();
+    for (k, v) in model {
+        put_varint32(&mut b, 0);
+        put_varint32(&mut b, k.len() as u32);
+        put_varint32(&mut b, v.len() as u32);
+        b.extend_from_slice(k);
+        b.extend_from_slice(v);
+    }
+    put_fixed32(&mut b, 0);
+    put_fixed32(&mut b, 1);
+    b
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn point_seeks_in_blocks_match_the_model(
+        model in arb_model(),
+        probes in arb_probes(),
+        restart in prop::sample::select(vec![1usize, 2, 16, 1024]),
+        shared in any::<bool>(),
+    ) {
+        let raw = if shared {
+            let mut b = BlockBuilder::new(restart);
+            for (k, v) in &model {
+                b.add(k, v);
+            }
+            b.finish().to_vec()
+        } else {
+            unshared_block(&model)
+        };
+        let block = Block::from_bytes(raw).unwrap();
+        let mut key = Vec::new();
+        for t in model.keys().chain(&probes) {
+            let got = block.seek_value_range(&BytewiseComparator, t, &mut key).unwrap();
+            match model.range(t.clone()..).next() {
+                Some((k, v)) => {
+                    let r = got.expect("an entry at or after the target");
+                    prop_assert_eq!(&key, k);
+                    prop_assert_eq!(&block.data()[r], &v[..]);
+                }
+                None => prop_assert!(got.is_none()),
+            }
+        }
+    }
+}
