@@ -1,17 +1,19 @@
 //! A decoded index for point lookups.
 //!
 //! ```text
-//! lcp        bytes every separator's (user) key starts with
+//! lcp        bytes the (user) keys in the middle of the index start with
 //! prefixes   [u64; N]  big-endian value of the 8 key bytes after lcp, zero-padded
+//!                      (0 for keys below the lcp range, u64::MAX above it)
 //! entries    [(key offset, key length, block handle); N]   into the index block's bytes
 //! ```
 //!
-//! Keys ordered bytewise (plain, or internal keys over a bytewise user order) give
-//! non-decreasing prefixes, so a lookup binary-searches a compact `u64` array (about 8 bytes
-//! per data block, cache-resident) and compares whole keys only among entries whose prefix
-//! equals the target's. The index block of a 1M-entry table is 0.7 MB of varint-framed
-//! entries; its prefix array is 0.2 MB. Built once, on the first lookup, and only for index
-//! blocks whose keys are stored whole (restart interval 1, as every LevelDB writer does).
+//! Keys ordered bytewise (plain, or internal keys over a bytewise user order) map to
+//! non-decreasing prefixes, so a lookup binary-searches a compact `u64` array (8 bytes per
+//! data block, cache-resident) and compares whole keys only among entries whose prefix equals
+//! the target's. The index block of a 1M-entry table is 0.7 MB of varint-framed entries; its
+//! prefix array is 0.2 MB. Built once, on the first lookup, and only for index blocks whose
+//! keys are stored whole (restart interval 1, as every LevelDB writer does). A damaged,
+//! unsorted index can misroute a lookup (to "not found"), never make it read out of bounds.
 
 use std::cmp::Ordering;
 
@@ -73,24 +75,42 @@ impl ParsedIndex {
         }
         let key =
             |e: &Entry| ordered_part(&data[e.key_at as usize..][..e.key_len as usize], internal);
-        let lcp = match (entries.first(), entries.last()) {
+        // The common prefix of the middle of the index: the ends are often outliers (the
+        // last separator is a short successor such as "l" after "k0000...").
+        let n = entries.len();
+        let lcp = match (
+            entries.get(n / 16),
+            entries.get((n - n / 16).saturating_sub(1)),
+        ) {
             (Some(a), Some(b)) => {
                 let (a, b) = (key(a), key(b));
-                let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-                a[..n].to_vec()
+                let len = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+                a[..len].to_vec()
             }
             _ => Vec::new(),
         };
-        let prefixes = entries
-            .iter()
-            .map(|e| prefix_after(key(e), lcp.len()))
-            .collect();
-        Some(ParsedIndex {
+        let mut index = ParsedIndex {
             lcp,
-            prefixes,
+            prefixes: Vec::new(),
             entries,
             internal,
-        })
+        };
+        index.prefixes = index.entries.iter().map(|e| index.prefix(key(e))).collect();
+        Some(index)
+    }
+
+    /// Monotone map of a key's ordered part to a u64: 0 below the keys that start with
+    /// `lcp`, the 8 bytes after `lcp` for those, `u64::MAX` above them.
+    #[inline]
+    fn prefix(&self, k: &[u8]) -> u64 {
+        let n = self.lcp.len();
+        let m = k.len().min(n);
+        match k[..m].cmp(&self.lcp[..m]) {
+            Ordering::Less => 0,
+            Ordering::Greater => u64::MAX,
+            Ordering::Equal if k.len() < n => 0,
+            Ordering::Equal => prefix_after(k, n),
+        }
     }
 
     /// Handle of the first entry whose key is `>= target` under `cmp`, if any.
@@ -100,21 +120,9 @@ impl ParsedIndex {
         cmp: &dyn Comparator,
         target: &[u8],
     ) -> Option<BlockHandle> {
-        let t = ordered_part(target, self.internal);
-        let n = self.lcp.len();
-        let head = &t[..t.len().min(n)];
-        let (lo, hi) = match head.cmp(&self.lcp[..head.len()]) {
-            Ordering::Less => (0, 0),
-            Ordering::Greater => return None,
-            // A target shorter than lcp (and a prefix of it) sorts before every key.
-            Ordering::Equal if t.len() < n => (0, 0),
-            Ordering::Equal => {
-                let tp = prefix_after(t, n);
-                let lo = self.prefixes.partition_point(|&p| p < tp);
-                let hi = lo + self.prefixes[lo..].partition_point(|&p| p == tp);
-                (lo, hi)
-            }
-        };
+        let tp = self.prefix(ordered_part(target, self.internal));
+        let lo = self.prefixes.partition_point(|&p| p < tp);
+        let hi = lo + self.prefixes[lo..].partition_point(|&p| p == tp);
         // Entries before lo sort below the target, entries from hi above it; search the
         // equal-prefix run with whole keys.
         let (mut l, mut r) = (lo, hi);
