@@ -4,7 +4,9 @@
 use std::cmp::Ordering;
 
 use crate::block::Block;
+use crate::comparator::BytewiseComparator;
 use crate::error::{BlockKind, Error};
+use crate::format::BlockHandle;
 use crate::internal_key;
 use crate::io::RandomAccess;
 use crate::table::{FilterStatus, TableReader};
@@ -15,7 +17,8 @@ const MAX_PROBLEMS: usize = 1000;
 /// What [`TableReader::verify`] found.
 #[derive(Debug, Default)]
 pub struct VerifyReport {
-    /// Problems, in file order (at most 1000 kept).
+    /// Problems, in file order (at most 1000 kept, and no more once the keys they hold
+    /// total 1 MiB).
     pub problems: Vec<Error>,
     /// Problems found in all (may exceed `problems.len()`).
     pub problem_count: u64,
@@ -25,6 +28,8 @@ pub struct VerifyReport {
     pub entries: u64,
     /// Whether keys were checked against a filter.
     pub filter_checked: bool,
+    /// Bytes of keys held by `problems`.
+    kept_key_bytes: usize,
 }
 
 impl VerifyReport {
@@ -35,9 +40,27 @@ impl VerifyReport {
 
     fn push(&mut self, e: Error) {
         self.problem_count += 1;
-        if self.problems.len() < MAX_PROBLEMS {
+        if self.problems.len() >= MAX_PROBLEMS {
+            return;
+        }
+        // Keys in problems come from the table; a hostile block can hold a thousand keys of
+        // a megabyte each in a few kilobytes. Past 1 MiB of kept keys, only count.
+        let n = key_bytes(&e);
+        if self.problems.is_empty() || self.kept_key_bytes + n <= MAX_PROBLEM_KEY_BYTES {
+            self.kept_key_bytes += n;
             self.problems.push(e);
         }
+    }
+}
+
+/// Most bytes of keys the kept problems may hold (the first problem is always kept).
+const MAX_PROBLEM_KEY_BYTES: usize = 1 << 20;
+
+fn key_bytes(e: &Error) -> usize {
+    match e {
+        Error::KeyOrder { previous, key, .. } => previous.len() + key.len(),
+        Error::FilterMiss { key, .. } | Error::BadInternalKey { key, .. } => key.len(),
+        _ => 0,
     }
 }
 
@@ -47,40 +70,55 @@ impl<R: RandomAccess> TableReader<R> {
     pub fn verify(&self) -> VerifyReport {
         let mut report = VerifyReport::default();
         let footer = self.footer();
+        let mut meta_problems = 0;
         for (handle, kind) in [
             (footer.metaindex, BlockKind::Metaindex),
             (footer.index, BlockKind::Index),
         ] {
             if let Err(e) = self.read_block_contents(handle, kind, true) {
+                meta_problems += 1;
                 report.push(e);
             }
-        }
-        if let FilterStatus::Unreadable(e) = self.filter_status() {
-            report.push(Error::BadBlockContents {
-                kind: e.block().map_or(BlockKind::Filter, |(k, _)| k),
-                handle: e.block().map_or_else(Default::default, |(_, h)| h),
-                reason: "metaindex or filter block unreadable",
-            });
         }
         if let Some(h) = self.filter_handle() {
             if let Err(e) = self.read_block_contents(h, BlockKind::Filter, true) {
+                meta_problems += 1;
                 report.push(e);
             }
         }
-        let handles = match self.data_block_handles() {
-            Ok(h) => h,
-            Err(e) => {
-                report.push(e);
-                return report;
-            }
-        };
+        // A metaindex that reads but does not parse is only known from the open.
+        if let (FilterStatus::Unreadable(e), 0) = (self.filter_status(), meta_problems) {
+            report.push(Error::BadBlockContents {
+                kind: e.block().map_or(BlockKind::Metaindex, |(k, _)| k),
+                handle: e.block().map_or(footer.metaindex, |(_, h)| h),
+                reason: "metaindex or filter block does not parse",
+            });
+        }
         report.filter_checked = self.filter().is_some();
         let cmp = self.comparator();
         let mut prev_key: Option<Vec<u8>> = None;
-        let mut prev_sep: Option<&[u8]> = None;
-        for (sep, handle) in &handles {
+        // The index is walked with a cursor, not collected: a hostile index can hold many
+        // entries sharing one long key, which would cost entries * key length to copy out.
+        let mut index = self.index_block().iter(&BytewiseComparator);
+        index.seek_to_first();
+        let mut prev_sep: Option<Vec<u8>> = None;
+        let mut sep_buf: Vec<u8> = Vec::new();
+        while index.valid() {
+            let mut v = index.value();
+            let Some(h) = BlockHandle::decode_from(&mut v) else {
+                report.push(Error::BadIndexValue {
+                    kind: BlockKind::Index,
+                    handle: footer.index,
+                });
+                return report;
+            };
+            let handle = &h;
+            sep_buf.clear();
+            sep_buf.extend_from_slice(index.key());
+            index.next();
+            let sep = &sep_buf;
             report.data_blocks += 1;
-            if let Some(ps) = prev_sep {
+            if let Some(ps) = &prev_sep {
                 if cmp.compare(ps, sep) != Ordering::Less {
                     report.push(Error::KeyOrder {
                         kind: BlockKind::Index,
@@ -90,7 +128,10 @@ impl<R: RandomAccess> TableReader<R> {
                     });
                 }
             }
-            prev_sep = Some(sep);
+            match &mut prev_sep {
+                Some(p) => p.clone_from(sep),
+                None => prev_sep = Some(sep.clone()),
+            }
             let block = match self
                 .read_block_contents(*handle, BlockKind::Data, true)
                 .and_then(|c| Block::new(c.data, BlockKind::Data, *handle))
@@ -155,6 +196,9 @@ impl<R: RandomAccess> TableReader<R> {
             if let Some(e) = it.take_error() {
                 report.push(e);
             }
+        }
+        if let Some(e) = index.take_error() {
+            report.push(e);
         }
         report
     }

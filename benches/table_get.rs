@@ -1,0 +1,72 @@
+//! Table point lookups (`TableReader::get_into`) on an in-memory 100,000-entry snappy table
+//! with a block cache that holds every block (warm): hits and misses, with the filter and
+//! without it (misses then read and search a data block).
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use leveldb_table::{Compression, ReadOptions};
+
+mod common;
+
+fn bench(c: &mut Criterion) {
+    const N: u64 = 100_000;
+    let entries = common::entries(N);
+    let bytes = common::build_table(&entries, Compression::Snappy);
+    let hits: Vec<(Vec<u8>, Vec<u8>)> = common::probes(N, 1024, 1)
+        .into_iter()
+        .map(|i| entries[i as usize].clone())
+        .collect();
+    let misses: Vec<Vec<u8>> = common::probes(N - 1, 1024, 2)
+        .into_iter()
+        .map(common::miss_key)
+        .collect();
+
+    let mut g = c.benchmark_group("table_get_100k_snappy_warm");
+    g.measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500))
+        .sample_size(20);
+    g.throughput(Throughput::Elements(1024));
+    for use_filter in [true, false] {
+        let t = common::open(&bytes, 256 << 20, use_filter);
+        let mut val = Vec::with_capacity(128);
+        for (k, v) in &hits {
+            assert!(t.get_into(k, ReadOptions::default(), &mut val).unwrap() && &val == v);
+        }
+        let tag = if use_filter { "filter" } else { "nofilter" };
+        g.bench_function(format!("hit_{tag}_x1024"), |b| {
+            b.iter(|| {
+                let mut found = 0;
+                for (k, _) in &hits {
+                    found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                }
+                found
+            })
+        });
+        g.bench_function(format!("miss_{tag}_x1024"), |b| {
+            b.iter(|| {
+                let mut found = 0;
+                for k in &misses {
+                    found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                }
+                found
+            })
+        });
+    }
+    // Without a block cache: every hit reads, checks and decompresses its block.
+    let t = common::open(&bytes, 0, true);
+    let mut val = Vec::with_capacity(128);
+    g.bench_function("hit_filter_nocache_x1024", |b| {
+        b.iter(|| {
+            let mut found = 0;
+            for (k, _) in &hits {
+                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+            }
+            found
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

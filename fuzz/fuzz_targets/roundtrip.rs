@@ -1,0 +1,171 @@
+//! Arbitrary sorted, unique entries and options -> TableBuilder -> TableReader: the forward
+//! scan, the backward scan, a seek to each key and a get of each key give back exactly what
+//! was written; absent keys are not found; verify() finds nothing; the bytes are
+//! deterministic.
+#![no_main]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arbitrary::Arbitrary;
+use leveldb_table::raw::internal_key::internal_key;
+use leveldb_table::{
+    BlockCache, Compression, FilterStatus, KeyFormat, Lookup, Options, ReadOptions, ReaderOptions,
+    TableBuilder, TableReader, ValueType,
+};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    entries: Vec<(Vec<u8>, Vec<u8>, bool)>,
+    block_size: u16,
+    restart_interval: u8,
+    snappy: bool,
+    bloom: Option<u8>,
+    internal: bool,
+    cache: bool,
+}
+
+fuzz_target!(|input: Input| {
+    let block_size = usize::from(input.block_size) % 8192 + 1;
+    let restart = usize::from(input.restart_interval) % 64 + 1;
+    let mut opts = Options::default()
+        .block_size(block_size)
+        .restart_interval(restart);
+    opts = opts.compression(if input.snappy {
+        Compression::Snappy
+    } else {
+        Compression::None
+    });
+    if let Some(b) = input.bloom {
+        opts = opts.bloom(usize::from(b % 32));
+    }
+    if input.internal {
+        opts = opts.internal_keys();
+    }
+    // Sorted, unique user keys; `deleted` only means something for internal keys.
+    let map: BTreeMap<Vec<u8>, (Vec<u8>, bool)> = input
+        .entries
+        .into_iter()
+        .map(|(k, v, d)| (k, (v, d && input.internal)))
+        .collect();
+    let rows: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, u64, bool)> = map
+        .into_iter()
+        .enumerate()
+        .map(|(i, (user, (value, deleted)))| {
+            let seq = i as u64 + 1;
+            let vt = if deleted {
+                ValueType::Deletion
+            } else {
+                ValueType::Value
+            };
+            let stored = if input.internal {
+                internal_key(&user, seq, vt)
+            } else {
+                user.clone()
+            };
+            (user, stored, value, seq, deleted)
+        })
+        .collect();
+
+    let build = || {
+        let mut b = TableBuilder::new(Vec::new(), &opts).expect("valid options");
+        for (_, stored, value, _, _) in &rows {
+            b.add(stored, value).expect("add in order");
+        }
+        b.finish().expect("finish into a Vec").0
+    };
+    let bytes = build();
+    assert_eq!(bytes, build(), "the same input built two different tables");
+
+    let mut ropts = ReaderOptions::default().keys(if input.internal {
+        KeyFormat::Internal
+    } else {
+        KeyFormat::Plain
+    });
+    if input.cache {
+        ropts = ropts.block_cache(Arc::new(BlockCache::new(1 << 20)));
+    }
+    let t = TableReader::open(&bytes[..], ropts).expect("open a table we built");
+    assert_eq!(t.is_internal(), input.internal);
+    if input.bloom.is_some() {
+        assert!(
+            matches!(t.filter_status(), FilterStatus::Used),
+            "{:?}",
+            t.filter_status()
+        );
+    }
+
+    let expected: Vec<(Vec<u8>, Vec<u8>)> = rows
+        .iter()
+        .map(|(_, s, v, _, _)| (s.clone(), v.clone()))
+        .collect();
+    let got: Vec<(Vec<u8>, Vec<u8>)> = {
+        let mut it = t.iter(ReadOptions::default());
+        it.seek_to_first();
+        it.entries()
+            .map(|r| r.expect("scan of a table we built"))
+            .collect()
+    };
+    assert_eq!(got, expected, "forward scan");
+
+    let mut back = Vec::new();
+    let mut it = t.iter(ReadOptions::default());
+    it.seek_to_last();
+    while it.valid() {
+        back.push((it.key().to_vec(), it.value().to_vec()));
+        it.prev();
+    }
+    assert!(it.status().is_ok());
+    back.reverse();
+    assert_eq!(back, expected, "backward scan");
+
+    for (user, stored, value, seq, deleted) in &rows {
+        it.seek(stored);
+        assert!(
+            it.valid() && it.key() == &stored[..] && it.value() == &value[..],
+            "seek"
+        );
+        let want = if *deleted { None } else { Some(value.clone()) };
+        assert_eq!(t.get(user).expect("get"), want, "get");
+        let l = t
+            .lookup(user, u64::MAX >> 8, ReadOptions::default())
+            .expect("lookup");
+        let want = match (input.internal, deleted) {
+            (false, _) => Lookup::Found {
+                value: value.clone(),
+                sequence: None,
+            },
+            (true, false) => Lookup::Found {
+                value: value.clone(),
+                sequence: Some(*seq),
+            },
+            (true, true) => Lookup::Deleted { sequence: *seq },
+        };
+        assert_eq!(l, want, "lookup");
+        if input.internal {
+            // Before its only version was written, the key did not exist.
+            assert_eq!(
+                t.lookup(user, seq - 1, ReadOptions::default())
+                    .expect("lookup"),
+                Lookup::NotFound
+            );
+        }
+        assert!(
+            !t.filter_excludes(user).expect("filter_excludes"),
+            "filter excludes a present key"
+        );
+        let mut absent = user.clone();
+        absent.push(0);
+        if rows.binary_search_by(|r| r.0.cmp(&absent)).is_err() {
+            assert_eq!(
+                t.get(&absent).expect("get absent"),
+                None,
+                "absent key found"
+            );
+        }
+    }
+    let report = t.verify();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.entries, rows.len() as u64);
+});

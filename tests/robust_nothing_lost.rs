@@ -1,0 +1,452 @@
+//! Nothing is lost and nothing is half-written:
+//! (a) a process killed (SIGKILL) in the middle of a `TableFileBuilder` build leaves the
+//!     target path as it was: absent, or the previous complete table, byte for byte;
+//! (b) an I/O error at any write of a build makes `add`/`finish` fail, the failure is sticky
+//!     (`BuilderFailed`), and a `TableFileBuilder` that is dropped unfinished or fed keys out
+//!     of order leaves nothing behind, not even its temporary file;
+//! (c) reading never writes: opening, scanning, getting and verifying leave every file and
+//!     the directory as they were, and files are opened read-only.
+//!
+//! (a) re-runs this test binary as the child (`--exact child_build` with `ROBUST_CHILD` set
+//! to the target path).
+
+mod robust_common;
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use leveldb_table::{
+    Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder, TableFileBuilder,
+    TableReader,
+};
+
+const CHILD_ENV: &str = "ROBUST_CHILD";
+
+fn key(i: u64) -> Vec<u8> {
+    format!("key-{i:012}").into_bytes()
+}
+
+fn value(i: u64) -> Vec<u8> {
+    format!("value {i} {}", "x".repeat((i % 200) as usize)).into_bytes()
+}
+
+/// Files in `dir` whose names look like `TableFileBuilder`'s temporary files, with sizes.
+fn temp_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with(".sst-") && n.ends_with(".tmp")
+        })
+        .map(|e| (e.path(), e.metadata().map_or(0, |m| m.len())))
+        .collect();
+    v.sort();
+    v
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn small_table_at(path: &Path, n: u64) -> Vec<u8> {
+    let mut b = TableFileBuilder::create(path, &Options::default().bloom(10)).unwrap();
+    for i in 0..n {
+        b.add(&key(i), &value(i)).unwrap();
+    }
+    b.finish().unwrap();
+    fs::read(path).unwrap()
+}
+
+/// The child of `killed_build_leaves_nothing_or_the_previous_table`; in a normal test run
+/// (no `ROBUST_CHILD`), checks that a finished build leaves exactly the target file.
+#[test]
+fn child_build() {
+    let Ok(target) = std::env::var(CHILD_ENV) else {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = small_table_at(&dir.path().join("t.ldb"), 100);
+        assert_eq!(names(dir.path()), ["t.ldb"]);
+        let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+        assert_eq!(t.get(&key(7)).unwrap(), Some(value(7)));
+        return;
+    };
+    // A big build, slowly: about 20 MB, then hold the unfinished file open. The parent kills
+    // this process long before it could finish; if it does not, exit without finishing.
+    let opts = Options::default().compression(Compression::None);
+    let mut b = TableFileBuilder::create(&target, &opts).unwrap();
+    for i in 0..200_000u64 {
+        b.add(&key(i), &value(i)).unwrap();
+        if i % 2000 == 0 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    std::thread::sleep(Duration::from_secs(60));
+    std::process::exit(3);
+}
+
+#[test]
+fn killed_build_leaves_nothing_or_the_previous_table() {
+    for pre_existing in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("000123.ldb");
+        let previous = pre_existing.then(|| small_table_at(&target, 500));
+
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_build", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, &target)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait for the build to be well under way: its temporary file exists and has grown.
+        // (The deadline only keeps a broken child from hanging the test.)
+        let deadline = Instant::now() + Duration::from_secs(300);
+        let mut last = 0;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the child exited before it was killed: {status}");
+            }
+            let tmps = temp_files(dir.path());
+            if let Some((_, len)) = tmps.first() {
+                if *len > 2 << 20 && last > 1 << 20 && *len > last {
+                    break;
+                }
+                last = *len;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the child's temporary file never grew"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.kill().unwrap(); // SIGKILL on Unix: no destructor runs in the child.
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(status.signal(), Some(9), "{status}");
+        }
+
+        match &previous {
+            None => assert!(!target.exists(), "a killed build left a file at the target"),
+            Some(p) => {
+                assert_eq!(&fs::read(&target).unwrap(), p, "the previous table changed");
+                let t = TableReader::open_path(&target).unwrap();
+                assert!(t.verify().is_ok());
+                assert_eq!(t.get(&key(499)).unwrap(), Some(value(499)));
+            }
+        }
+        // The killed build's temporary file stays behind (nobody was left to remove it);
+        // it never has the target's name.
+        let tmps = temp_files(dir.path());
+        assert_eq!(tmps.len(), 1, "{tmps:?}");
+        let mut expected = vec![tmps[0]
+            .0
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()];
+        if pre_existing {
+            expected.push("000123.ldb".into());
+        }
+        expected.sort();
+        assert_eq!(names(dir.path()), expected);
+    }
+}
+
+/// A writer that fails its `n`-th call (write or flush), counting from 1; 0 never fails.
+struct FailingWriter {
+    out: Vec<u8>,
+    calls: usize,
+    fail_at: usize,
+}
+
+impl FailingWriter {
+    fn tick(&mut self) -> io::Result<()> {
+        self.calls += 1;
+        if self.calls == self.fail_at {
+            return Err(io::Error::other(format!(
+                "injected failure at call {}",
+                self.calls
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Write for FailingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tick()?;
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.tick()
+    }
+}
+
+fn build_opts() -> Options {
+    Options::default().bloom(10).block_size(512)
+}
+
+const ENTRIES: u64 = 300;
+
+#[test]
+fn an_io_error_at_any_write_fails_the_build_and_sticks() {
+    let mut w = FailingWriter {
+        out: Vec::new(),
+        calls: 0,
+        fail_at: 0,
+    };
+    {
+        let mut b = TableBuilder::new(&mut w, &build_opts()).unwrap();
+        for i in 0..ENTRIES {
+            b.add(&key(i), &value(i)).unwrap();
+        }
+        b.finish().unwrap();
+    }
+    let total = w.calls;
+    let good = w.out.clone();
+    assert!(total > 20, "only {total} writer calls");
+    for n in 1..=total {
+        let mut w = FailingWriter {
+            out: Vec::new(),
+            calls: 0,
+            fail_at: n,
+        };
+        let mut b = TableBuilder::new(&mut w, &build_opts()).unwrap();
+        let mut first: Option<Error> = None;
+        for i in 0..ENTRIES {
+            match b.add(&key(i), &value(i)) {
+                Ok(()) => assert!(first.is_none(), "call {n}: add succeeded after a failure"),
+                Err(e) => {
+                    if first.is_none() {
+                        assert!(matches!(e, Error::Io { .. }), "call {n}: {e}");
+                        assert!(e.to_string().contains("injected"), "call {n}: {e}");
+                        first = Some(e);
+                    } else {
+                        assert!(matches!(e, Error::BuilderFailed { .. }), "call {n}: {e}");
+                        assert!(e.to_string().contains("injected"), "call {n}: {e}");
+                    }
+                }
+            }
+        }
+        if first.is_some() {
+            assert!(
+                matches!(b.flush(), Err(Error::BuilderFailed { .. })),
+                "call {n}"
+            );
+        }
+        let fin = b.finish();
+        let e = fin
+            .err()
+            .unwrap_or_else(|| panic!("call {n}: finish succeeded after an I/O error"));
+        if first.is_some() {
+            assert!(matches!(e, Error::BuilderFailed { .. }), "call {n}: {e}");
+        } else {
+            assert!(matches!(e, Error::Io { .. }), "call {n}: {e}");
+        }
+        if n < total {
+            // (The last call is the final flush: every byte was written, and still the build
+            // reports the failure.)
+            assert!(
+                w.out.len() < good.len(),
+                "call {n}: a failed build wrote a whole table"
+            );
+        }
+    }
+}
+
+/// Short writes and `Interrupted` errors are not failures: the bytes come out the same.
+#[test]
+fn short_writes_and_interruptions_give_the_same_bytes() {
+    struct Choppy {
+        out: Vec<u8>,
+        calls: usize,
+    }
+    impl Write for Choppy {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(7);
+            self.out.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut plain = TableBuilder::new(Vec::new(), &build_opts()).unwrap();
+    let mut choppy = TableBuilder::new(
+        Choppy {
+            out: Vec::new(),
+            calls: 0,
+        },
+        &build_opts(),
+    )
+    .unwrap();
+    for i in 0..ENTRIES {
+        plain.add(&key(i), &value(i)).unwrap();
+        choppy.add(&key(i), &value(i)).unwrap();
+    }
+    let (a, _) = plain.finish().unwrap();
+    let (b, _) = choppy.finish().unwrap();
+    assert!(b.calls > a.len() / 7);
+    assert_eq!(a, b.out);
+}
+
+#[test]
+fn unfinished_or_failed_file_builds_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("t.ldb");
+
+    // Dropped without finish.
+    {
+        let mut b = TableFileBuilder::create(&target, &build_opts()).unwrap();
+        for i in 0..ENTRIES {
+            b.add(&key(i), &value(i)).unwrap();
+        }
+        assert_eq!(
+            temp_files(dir.path()).len(),
+            1,
+            "the build writes to a temporary file"
+        );
+        assert!(!target.exists());
+    }
+    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+
+    // A key out of order: the add fails (naming both keys), and dropping the builder then
+    // leaves nothing.
+    {
+        let mut b = TableFileBuilder::create(&target, &build_opts()).unwrap();
+        b.add(&key(5), &value(5)).unwrap();
+        let e = b.add(&key(4), &value(4)).unwrap_err();
+        assert!(matches!(e, Error::OutOfOrder { .. }), "{e}");
+        assert!(e.to_string().contains("key-000000000004"), "{e}");
+        let e = b.add(&key(5), &value(5)).unwrap_err();
+        assert!(
+            matches!(e, Error::OutOfOrder { .. }),
+            "a duplicate key: {e}"
+        );
+    }
+    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+
+    // The target is a directory: finish fails, the directory is untouched, no temp remains.
+    let sub = dir.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(sub.join("keep"), b"keep").unwrap();
+    {
+        let mut b = TableFileBuilder::create(&sub, &build_opts()).unwrap();
+        b.add(&key(1), &value(1)).unwrap();
+        assert!(b.finish().is_err());
+    }
+    assert_eq!(names(dir.path()), ["sub"]);
+    assert_eq!(names(&sub), ["keep"]);
+
+    // A target in a directory that does not exist: create fails, nothing appears.
+    assert!(TableFileBuilder::create(dir.path().join("missing/t.ldb"), &build_opts()).is_err());
+    assert_eq!(names(dir.path()), ["sub"]);
+}
+
+/// (name, size, modification time, contents) of every file in `dir`.
+fn snapshot(dir: &Path) -> Vec<(String, u64, SystemTime, Vec<u8>)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                m.len(),
+                m.modified().unwrap(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+#[cfg(unix)]
+#[test]
+fn reading_never_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let real = robust_common::read_testdata("cases/small_snappy/000005.ldb");
+    fs::write(dir.path().join("000005.ldb"), &real).unwrap();
+    let built = small_table_at(&dir.path().join("built.ldb"), 300);
+    // A damaged copy too: error paths must not write either.
+    let mut damaged = real.clone();
+    damaged[100] ^= 0xff;
+    fs::write(dir.path().join("damaged.ldb"), &damaged).unwrap();
+    for f in ["000005.ldb", "built.ldb", "damaged.ldb"] {
+        fs::set_permissions(dir.path().join(f), fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+    let dir_mtime = fs::metadata(dir.path()).unwrap().modified().unwrap();
+    let before = snapshot(dir.path());
+    // Tests run as root, where permission bits do not stop writes: what proves that nothing
+    // was written is the comparison of the snapshots below.
+    std::thread::sleep(Duration::from_millis(20));
+
+    for f in ["000005.ldb", "built.ldb", "damaged.ldb"] {
+        let path = dir.path().join(f);
+        let by_path = TableReader::open_path(&path).unwrap();
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::io::AsRawFd;
+            let fd = by_path.source().as_raw_fd();
+            let info = fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap();
+            let flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .unwrap()
+                .trim();
+            let flags = u32::from_str_radix(flags, 8).unwrap();
+            assert_eq!(
+                flags & 0o3,
+                0,
+                "{f}: opened with flags {flags:o}, not read-only"
+            );
+        }
+        let by_file = TableReader::open(
+            fs::File::open(&path).unwrap(),
+            ReaderOptions::default().block_cache(robust_common::shared_cache()),
+        )
+        .unwrap();
+        for t in [&by_path, &by_file] {
+            let mut it = t.iter(ReadOptions::default());
+            it.seek_to_first();
+            let n = it.entries().count();
+            assert!(n > 0);
+            let _ = t.get(b"key-0007");
+            let _ = t.get(&key(7));
+            let _ = t.filter_excludes(b"nope");
+            let report = t.verify();
+            assert_eq!(report.is_ok(), f != "damaged.ldb", "{f}");
+        }
+    }
+    assert_eq!(
+        built.len() as u64,
+        before.iter().find(|e| e.0 == "built.ldb").unwrap().1
+    );
+
+    let after = snapshot(dir.path());
+    assert_eq!(after, before, "a read changed a file");
+    assert_eq!(
+        fs::metadata(dir.path()).unwrap().modified().unwrap(),
+        dir_mtime,
+        "the directory changed"
+    );
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+}
