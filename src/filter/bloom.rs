@@ -162,8 +162,13 @@ impl FilterPolicy for LegacyBloomFilterPolicy {
         if may_contain_hash(filter, h) {
             return true;
         }
-        let hs = hash_signed_tail(key, BLOOM_HASH_SEED);
-        hs != h && may_contain_hash(filter, hs)
+        // The hashes differ only when a tail byte (past the last whole 4-byte word) has
+        // its high bit set.
+        let tail = &key[key.len() - key.len() % 4..];
+        if tail.iter().all(|&b| b < 0x80) {
+            return false;
+        }
+        may_contain_hash(filter, hash_signed_tail(key, BLOOM_HASH_SEED))
     }
 }
 
