@@ -572,7 +572,9 @@ fn run_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
     for _ in 0..c.repeat {
         match (phase, &t) {
             ("build", _) => build(),
-            ("open", _) => bad += u64::from(open_table(&c.table, c.cache_mb << 20).file_size() == 0),
+            ("open", _) => {
+                bad += u64::from(open_table(&c.table, c.cache_mb << 20).file_size() == 0)
+            }
             ("scan", Some(t)) => bad += u64::from(scan_pass(t).count != w.entries.len() as u64),
             ("get-hit", Some(t)) => bad += hit_pass(t, &w.hits).bad,
             ("get-miss", Some(t)) => bad += miss_pass(t, &w.misses).bad,

@@ -7,7 +7,8 @@
 # usage: scripts/bench_scaling.sh [--sizes "100000 1000000 4000000"] [--runs R]
 #                                 [--big-runs R4] [--compression snappy|none] [--out DIR]
 #   --runs R      rounds per size (default 3)
-#   --big-runs R4 rounds for sizes >= 4,000,000 (default 1: 3 rounds at 4M take ~20 min here)
+#   --big-runs R4 rounds for sizes >= 4,000,000 (default 3: ~4 min on a quiet 2-core VM, ~15 min
+#                 when other jobs load it; use 1 then)
 #   --out DIR     where the logs, JSONL and CSVs go (default target/bench-scaling/<time>)
 # Environment:
 #   SHARED_BENCH  the harness folder (default: ../shared/bench next to the repository); it is
@@ -17,7 +18,7 @@
 #   CARGO_TARGET_DIR  where our peer is built (default target/)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SIZES="100000 1000000 4000000" RUNS=3 BIG_RUNS=1 COMP=snappy OUT=""
+SIZES="100000 1000000 4000000" RUNS=3 BIG_RUNS=3 COMP=snappy OUT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) SIZES="$2"; shift 2 ;;
