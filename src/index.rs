@@ -122,7 +122,14 @@ impl ParsedIndex {
     ) -> Option<BlockHandle> {
         let tp = self.prefix(ordered_part(target, self.internal));
         let lo = self.prefixes.partition_point(|&p| p < tp);
-        let hi = lo + self.prefixes[lo..].partition_point(|&p| p == tp);
+        // Equal-prefix runs are usually 0 or 1 entries long: walk a few, then search.
+        let mut hi = lo;
+        while hi < self.prefixes.len() && self.prefixes[hi] == tp && hi - lo < 8 {
+            hi += 1;
+        }
+        if hi - lo == 8 {
+            hi = lo + self.prefixes[lo..].partition_point(|&p| p == tp);
+        }
         // Entries before lo sort below the target, entries from hi above it; search the
         // equal-prefix run with whole keys.
         let (mut l, mut r) = (lo, hi);

@@ -37,7 +37,9 @@ use crate::table_iter::TableIter;
 
 thread_local! {
     /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.
-    static SCRATCH: Cell<(Vec<u8>, Vec<u8>)> = const { Cell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// Scratch space for index keys when the index is searched as a block.
+    static INDEX_SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     /// Scratch space for the internal lookup key of a database-table lookup.
     static SEEK_KEY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
@@ -418,15 +420,22 @@ impl<R: RandomAccess> TableReader<R> {
         Ok(block)
     }
 
+    /// The index decoded for searching, built on first use; `None` when the comparator is
+    /// not bytewise-based or the index does not store whole keys.
+    fn parsed_index(&self) -> Option<&ParsedIndex> {
+        self.parsed_index
+            .get_or_init(|| {
+                // The prefix search needs keys ordered bytewise (plain or by user key).
+                (self.user_comparator.name() == BytewiseComparator.name())
+                    .then(|| ParsedIndex::build(&self.index, self.internal))
+                    .flatten()
+            })
+            .as_ref()
+    }
+
     /// The handle of the data block that may hold `seek_key` (a table key), if any.
     fn index_lookup(&self, seek_key: &[u8], scratch: &mut Vec<u8>) -> Result<Option<BlockHandle>> {
-        let parsed = self.parsed_index.get_or_init(|| {
-            // The prefix search needs keys ordered bytewise (plain or by user key).
-            (self.user_comparator.name() == BytewiseComparator.name())
-                .then(|| ParsedIndex::build(&self.index, self.internal))
-                .flatten()
-        });
-        if let Some(p) = parsed {
+        if let Some(p) = self.parsed_index() {
             return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
         }
         match self
@@ -455,22 +464,7 @@ impl<R: RandomAccess> TableReader<R> {
         filter_key: &[u8],
         f: impl FnOnce(&[u8], &[u8]) -> T,
     ) -> Result<Option<T>> {
-        let (mut k1, mut k2) = SCRATCH.take();
-        let res = self.find_with(opts, seek_key, filter_key, f, &mut k1, &mut k2);
-        SCRATCH.set((k1, k2));
-        res
-    }
-
-    fn find_with<T>(
-        &self,
-        opts: ReadOptions,
-        seek_key: &[u8],
-        filter_key: &[u8],
-        f: impl FnOnce(&[u8], &[u8]) -> T,
-        k1: &mut Vec<u8>,
-        k2: &mut Vec<u8>,
-    ) -> Result<Option<T>> {
-        let Some(handle) = self.index_lookup(seek_key, k1)? else {
+        let Some(handle) = self.index_lookup_scratch(seek_key)? else {
             return Ok(None);
         };
         if let Some(filter) = self.filter() {
@@ -479,9 +473,24 @@ impl<R: RandomAccess> TableReader<R> {
             }
         }
         let block = self.read_data_block(handle, opts)?;
-        Ok(block
-            .seek_value_range(&*self.comparator, seek_key, k2)?
-            .map(|r| f(k2, &block.data()[r])))
+        let mut key = SCRATCH.take();
+        let res = block
+            .seek_value_range(&*self.comparator, seek_key, &mut key)
+            .map(|r| r.map(|r| f(&key, &block.data()[r])));
+        SCRATCH.set(key);
+        res
+    }
+
+    /// [`index_lookup`](Self::index_lookup) with thread-local scratch space (only used when
+    /// the index is searched as a block).
+    fn index_lookup_scratch(&self, seek_key: &[u8]) -> Result<Option<BlockHandle>> {
+        if let Some(p) = self.parsed_index() {
+            return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
+        }
+        let mut scratch = INDEX_SCRATCH.take();
+        let res = self.index_lookup(seek_key, &mut scratch);
+        INDEX_SCRATCH.set(scratch);
+        res
     }
 
     /// Whether the filter rules out `key` (a user key for internal tables) in the data
