@@ -52,6 +52,10 @@ pub enum Compression {
     /// Raw deflate at the given level 0..=9 (id 4, what Minecraft Bedrock writes).
     #[cfg(feature = "zlib")]
     RawDeflate(u32),
+    /// A zlib stream at the given level 0..=9 (id 2 as Mojang's fork and older Bedrock
+    /// worlds use it; google/leveldb main reads id 2 as zstd instead).
+    #[cfg(feature = "zlib")]
+    Zlib(u32),
 }
 
 impl Compression {
@@ -64,6 +68,8 @@ impl Compression {
             Compression::Zstd(_) => COMPRESSION_ID2_ZSTD_OR_ZLIB,
             #[cfg(feature = "zlib")]
             Compression::RawDeflate(_) => COMPRESSION_MOJANG_RAW_DEFLATE,
+            #[cfg(feature = "zlib")]
+            Compression::Zlib(_) => COMPRESSION_ID2_ZSTD_OR_ZLIB,
         }
     }
 }
@@ -247,6 +253,16 @@ pub fn compress(kind: Compression, input: &[u8], out: &mut Vec<u8>) -> std::io::
         Compression::RawDeflate(level) => {
             use std::io::Write;
             let mut enc = flate2::write::DeflateEncoder::new(
+                std::mem::take(out),
+                flate2::Compression::new(level.min(9)),
+            );
+            enc.write_all(input)?;
+            *out = enc.finish()?;
+        }
+        #[cfg(feature = "zlib")]
+        Compression::Zlib(level) => {
+            use std::io::Write;
+            let mut enc = flate2::write::ZlibEncoder::new(
                 std::mem::take(out),
                 flate2::Compression::new(level.min(9)),
             );

@@ -292,6 +292,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
         Compression::Zstd(1),
         Compression::Zstd(19),
         Compression::RawDeflate(6),
+        Compression::Zlib(6),
     ] {
         for keys in [KeyFormat::Plain, KeyFormat::Internal] {
             let mut opts = Options::default().compression(compression).bloom(10);

@@ -55,6 +55,8 @@ pub enum CompressionArg {
     Zstd,
     /// raw deflate (compression id 4, as Minecraft Bedrock's LevelDB writes it).
     Deflate,
+    /// zlib stream (compression id 2 as Mojang's fork reads it; not LevelDB main's zstd).
+    Zlib,
 }
 
 #[derive(clap::Args, Debug)]
@@ -190,6 +192,16 @@ fn compression(a: &Args) -> Result<Compression, Failure> {
                 )));
             }
             Compression::RawDeflate(l as u32)
+        }
+        #[cfg(feature = "zlib")]
+        CompressionArg::Zlib => {
+            let l = a.level.unwrap_or(6);
+            if !(0..=9).contains(&l) {
+                return Err(Failure::error(format!(
+                    "--level {l}: zlib levels are 0..=9"
+                )));
+            }
+            Compression::Zlib(l as u32)
         }
         #[allow(unreachable_patterns)]
         other => {
@@ -357,6 +369,8 @@ fn compression_label(c: Compression) -> String {
         Compression::Zstd(l) => format!("zstd level {l}"),
         #[cfg(feature = "zlib")]
         Compression::RawDeflate(l) => format!("raw deflate level {l}"),
+        #[cfg(feature = "zlib")]
+        Compression::Zlib(l) => format!("zlib level {l}"),
     }
 }
 
