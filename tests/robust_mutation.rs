@@ -79,6 +79,12 @@ fn subjects() -> Vec<Subject> {
             bytes: read_testdata("cases/bloom_bits_4/000005.ldb"),
             mutants: 25,
         },
+        // zstd blocks (google/leveldb main, compression id 2).
+        Subject {
+            name: "leveldb_zstd/zstd_plain.ldb".into(),
+            bytes: read_testdata("leveldb_zstd/zstd_plain.ldb"),
+            mutants: 150,
+        },
     ];
     let built_tables = [
         (

@@ -212,8 +212,8 @@ impl Parts {
         out
     }
 
-    /// Where each block (with its trailer) lies in `assemble`'s output without hooks, and
-    /// in the original table when it was written by LevelDB's layout.
+    /// The handle of every block of `table` (data blocks, filter, metaindex, index), as its
+    /// footer, index and metaindex give them.
     pub fn regions(table: &[u8]) -> Vec<(BlockKind, BlockHandle)> {
         let t = TableReader::open(table, ReaderOptions::default().keys(KeyFormat::Plain))
             .expect("valid table");
@@ -404,7 +404,7 @@ pub fn mutate(
             let extra = 1 + rng.below(300);
             let junk = rng.bytes(extra);
             t.extend_from_slice(&junk);
-            format!("{extra} bytes of garbage appended")
+            format!("garbage appended: {extra} bytes")
         }
         7 => {
             // Garbage between the index and the footer: every handle is still right.
@@ -412,7 +412,7 @@ pub fn mutate(
             let junk = rng.bytes(extra);
             let at = n - 48;
             t.splice(at..at, junk);
-            format!("{extra} bytes of garbage before the footer")
+            format!("garbage before the footer: {extra} bytes")
         }
         8 => {
             // Random handles in the footer.
