@@ -9,7 +9,6 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use bytes::Bytes;
-use clap::ValueEnum;
 use leveldb_table::raw::format::{
     self, ReadBlockOptions, BLOCK_TRAILER_LEN, FILTER_META_PREFIX, FOOTER_LEN, MAX_SEQUENCE,
 };
@@ -21,7 +20,7 @@ use leveldb_table::{
 };
 use serde_json::{json, Value};
 
-use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -36,12 +35,6 @@ block: the number of filters), first_key and last_key (hex; null for the filter 
 and error (only for a bad block). A bad block does not stop the listing.
 Exit: 0 every block good, 1 some block bad, 2 the file cannot be read or its footer is
 unusable.";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Jsonl,
-}
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]

@@ -47,6 +47,24 @@ impl From<io::Error> for Failure {
     }
 }
 
+/// `--format` of the subcommands that print one record per line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LinesFormat {
+    /// Readable text.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// `--format` of the subcommands that print one document.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocFormat {
+    /// Readable text.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
 /// Options every subcommand that reads a table shares (the global flags).
 #[derive(Debug, Clone, Copy)]
 pub struct Global {

@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::ValueEnum;
 use leveldb_table::raw::format::{
     BLOOM_HASH_SEED, BLOOM_MAX_K, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
 };
@@ -14,7 +13,7 @@ use leveldb_table::raw::FilterBlockReader;
 use leveldb_table::{BlockKind, BloomFilterPolicy, Lookup};
 use serde_json::{json, Value};
 
-use crate::common::{self, CmdResult, Failure, Global, EXIT_OK};
+use crate::common::{self, CmdResult, DocFormat as Format, Failure, Global, EXIT_OK};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -30,12 +29,6 @@ delta = h rotated right by 17, probe i tests bit (h + i*delta) mod bits), the ve
 
 /// Filters longer than this are shown by length only.
 const MAX_SHOWN_FILTER_BYTES: usize = 64;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]

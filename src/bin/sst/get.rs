@@ -5,11 +5,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::ValueEnum;
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::{BlockCache, Lookup, ReadOptions, TableReader};
 
-use crate::common::{self, CmdResult, Failure, Global, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
+use crate::common::{
+    self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_ERROR, EXIT_FAIL, EXIT_OK,
+};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -30,12 +31,6 @@ jsonl, one line per key, in order:
   {\"key\":HEX,\"error\":\"MESSAGE\"}            (the key's block cannot be read)
 Exit: 0 every key found, 1 some key not found (or deleted), 2 any error or the table cannot
 be opened.";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Jsonl,
-}
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]

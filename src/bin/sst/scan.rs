@@ -4,10 +4,9 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::ValueEnum;
 use leveldb_table::raw::internal_key::{self, ValueType};
 
-use crate::common::{self, CmdResult, Global, EXIT_OK};
+use crate::common::{self, CmdResult, Global, LinesFormat as Format, EXIT_OK};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -23,12 +22,6 @@ plain keys as 'key' => 'value'. Printable ASCII is kept; other bytes are \\xNN, 
 backslash and quote are \\\\ and \\'.
 --from is inclusive, --to exclusive; for internal-key tables both are user keys.
 On corruption: the entries read so far, then the error on stderr, exit 1.";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Jsonl,
-}
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clap::ValueEnum;
 use leveldb_table::raw::format::{BLOOM_MAX_K, COMPRESSION_ID2_ZSTD_OR_ZLIB, MAX_SEQUENCE};
 use leveldb_table::raw::internal_key::{self, ValueType};
 use leveldb_table::raw::{compress, Block, FilterBlockReader};
@@ -16,7 +15,7 @@ use leveldb_table::{
 };
 use serde_json::{json, Value};
 
-use crate::common::{self, CmdResult, Failure, Global, EXIT_OK};
+use crate::common::{self, CmdResult, DocFormat as Format, Failure, Global, EXIT_OK};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -29,12 +28,6 @@ Examples:
 \"\\xffsst-probe-<i>\", checked absent by a real lookup), routes each through the index and
 counts how many the filter of their data block lets through. fp_rate = passed / routed.
 The JSON fields are listed in docs/cli.md.";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
