@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo build --release --example peer_bench
-//! peer_bench --workload W --table T [--compression snappy|none] [--cache-mb 64] [--build-only]
+//! peer_bench --workload W --table T [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only]
 //! peer_bench --workload W --verify-table T [--compression snappy|none]
 //! ```
 //!
@@ -28,12 +28,12 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::process::exit;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use leveldb_table::{
-    BlockCache, Compression, CountingReader, FilterStatus, KeyFormat, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    map_file, BlockCache, Compression, CountingReader, FilterStatus, KeyFormat, Options,
+    RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 
 const IMPL: &str = concat!("leveldb-table-", env!("CARGO_PKG_VERSION"));
@@ -155,16 +155,27 @@ fn build_options(c: &Config) -> Options {
         })
 }
 
-type Table = TableReader<CountingReader<File>>;
+/// The table's source: a read-only memory map (the default, as LevelDB's `PosixEnv` reads
+/// tables) or the file read with `pread` (`--read pread`).
+type Source = CountingReader<Box<dyn RandomAccess + Send + Sync>>;
+type Table = TableReader<Source>;
+
+/// `--read pread`: read with positioned reads instead of a memory map.
+static PREAD: OnceLock<bool> = OnceLock::new();
 
 /// Opens `path` for reading with a block cache of `cache_bytes` (none for 0), counting reads.
 fn open_table(path: &str, cache_bytes: u64) -> Table {
     let f = File::open(path).unwrap_or_else(|e| die(&format!("open {path}: {e}")));
+    let src: Box<dyn RandomAccess + Send + Sync> = if *PREAD.get().unwrap_or(&false) {
+        Box::new(f)
+    } else {
+        Box::new(map_file(&f).unwrap_or_else(|e| die(&format!("map {path}: {e}"))))
+    };
     let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
     if cache_bytes > 0 {
         ro = ro.block_cache(Arc::new(BlockCache::new(cache_bytes)));
     }
-    TableReader::open(CountingReader::new(f), ro)
+    TableReader::open(CountingReader::new(src), ro)
         .unwrap_or_else(|e| die(&format!("open table {path}: {e}")))
 }
 
@@ -224,11 +235,7 @@ fn miss_pass(t: &Table, misses: &[&[u8]]) -> Pass {
 
 /// Public-API lookup: iterator seek, then key compare; copies the value as C++ does.
 #[inline]
-fn iter_get(
-    it: &mut leveldb_table::TableIter<'_, CountingReader<File>>,
-    key: &[u8],
-    val: &mut Vec<u8>,
-) -> bool {
+fn iter_get(it: &mut leveldb_table::TableIter<'_, Source>, key: &[u8], val: &mut Vec<u8>) -> bool {
     it.seek(key);
     if it.valid() && it.key() == key {
         val.clear();
@@ -539,7 +546,11 @@ fn run_bench(c: &Config, w: &Workload) -> i32 {
     );
     j.str(
         "read_file",
-        "std::fs::File pread (CountingReader<File>), CRC32C verified on every block",
+        if *PREAD.get().unwrap_or(&false) {
+            "std::fs::File pread (--read pread), CRC32C verified on every block read"
+        } else {
+            "leveldb_table::map_file (mmap, as LevelDB's Env), CRC32C verified on every block read"
+        },
     );
     j.u64("peak_rss_bytes", proc_status_bytes("VmHWM"));
     j.u64("errors", errors);
@@ -676,7 +687,7 @@ fn run_verify(c: &Config, w: &Workload) -> i32 {
 fn usage() -> ! {
     eprintln!(
         "usage: peer_bench --workload W (--table T | --verify-table T) \
-         [--compression snappy|none] [--cache-mb 64] [--build-only] \
+         [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only] \
          [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
     );
     exit(2)
@@ -713,6 +724,14 @@ fn main() {
             "--only" => c.only = Some(next()),
             "--repeat" => c.repeat = next().parse().unwrap_or_else(|_| usage()),
             "--reuse-table" => c.reuse_table = true,
+            "--read" => {
+                let pread = match next().as_str() {
+                    "pread" => true,
+                    "mmap" => false,
+                    _ => usage(),
+                };
+                PREAD.set(pread).unwrap_or_else(|_| usage());
+            }
             _ => usage(),
         }
     }

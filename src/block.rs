@@ -159,10 +159,45 @@ impl Block {
         })
     }
 
+    /// The value's byte range of the entry that starts at `p`, if it decodes.
+    #[inline]
+    pub(crate) fn value_at(&self, p: usize) -> Option<std::ops::Range<usize>> {
+        let h = self.decode_entry(p)?;
+        let v = h.key_at + h.non_shared;
+        Some(v..v + h.value_len)
+    }
+
+    /// Reads one byte of every cache line of the block. A forward scan calls it when it
+    /// enters a block: the loads are independent, so they are in flight together, instead of
+    /// one miss at a time along the chain of entries (each entry's offset comes from the one
+    /// before). A software prefetch without `unsafe`; measured in docs/performance.md.
+    #[inline]
+    pub(crate) fn touch_lines(&self) {
+        let acc = self.data.iter().step_by(64).fold(0u8, |a, &b| a ^ b);
+        std::hint::black_box(acc);
+    }
+
     /// The entries of the block in order, as (shared, key delta range, value range) in
     /// the block's bytes; `None` at the first entry that does not decode.
     pub(crate) fn raw_entries(&self) -> impl Iterator<Item = Option<RawEntry>> + '_ {
-        let mut p = 0;
+        self.raw_entries_from(0)
+    }
+
+    /// The offset of the last restart point (0 for an empty block).
+    pub(crate) fn last_restart_offset(&self) -> usize {
+        match self.num_restarts {
+            0 => 0,
+            n => self.restart_point(n - 1),
+        }
+    }
+
+    /// [`raw_entries`](Self::raw_entries) from the entry at offset `start` (a restart point,
+    /// for the keys to be whole).
+    pub(crate) fn raw_entries_from(
+        &self,
+        start: usize,
+    ) -> impl Iterator<Item = Option<RawEntry>> + '_ {
+        let mut p = start;
         let mut done = self.num_restarts == 0;
         std::iter::from_fn(move || {
             if done || p >= self.restarts {
@@ -186,7 +221,7 @@ impl Block {
         })
     }
 
-    fn bad_entry(&self, at: usize) -> Error {
+    pub(crate) fn bad_entry(&self, at: usize) -> Error {
         Error::BadEntry {
             kind: self.kind,
             handle: self.handle,
@@ -315,16 +350,19 @@ impl<'c> BlockIter<'c> {
     }
 
     /// Whether the cursor is on an entry.
+    #[inline]
     pub fn valid(&self) -> bool {
         self.current < self.block.restarts && self.err.is_none()
     }
 
     /// The current key. Only meaningful when [`valid`](Self::valid).
+    #[inline]
     pub fn key(&self) -> &[u8] {
         &self.key
     }
 
     /// The current value. Only meaningful when [`valid`](Self::valid).
+    #[inline]
     pub fn value(&self) -> &[u8] {
         self.block
             .data
@@ -358,6 +396,7 @@ impl<'c> BlockIter<'c> {
         self.err.take()
     }
 
+    #[inline]
     fn next_entry_offset(&self) -> usize {
         self.value_start + self.value_len
     }
@@ -383,6 +422,7 @@ impl<'c> BlockIter<'c> {
     }
 
     /// Decodes the entry after the current one. False at the end or on corruption.
+    #[inline]
     fn parse_next_key(&mut self) -> bool {
         self.current = self.next_entry_offset();
         if self.current >= self.block.restarts {
@@ -403,11 +443,8 @@ impl<'c> BlockIter<'c> {
                     .extend_from_slice(&self.block.data[h.key_at..h.key_at + h.non_shared]);
                 self.value_start = h.key_at + h.non_shared;
                 self.value_len = h.value_len;
-                while self.restart_index + 1 < self.block.num_restarts
-                    && self.block.restart_point(self.restart_index + 1) < self.current
-                {
-                    self.restart_index += 1;
-                }
+                // `restart_index` is brought up to date by `prev`, the only user: a forward
+                // walk does not read the restart array at every entry.
                 true
             }
             _ => {
@@ -462,6 +499,7 @@ impl<'c> BlockIter<'c> {
     }
 
     /// Moves to the next entry. Requires [`valid`](Self::valid).
+    #[inline]
     pub fn next(&mut self) {
         if self.valid() {
             self.parse_next_key();
@@ -474,6 +512,12 @@ impl<'c> BlockIter<'c> {
             return;
         }
         let original = self.current;
+        // Forward moves leave `restart_index` at or before the restart of the current entry.
+        while self.restart_index + 1 < self.block.num_restarts
+            && self.block.restart_point(self.restart_index + 1) < original
+        {
+            self.restart_index += 1;
+        }
         while self.block.restart_point(self.restart_index) >= original {
             if self.restart_index == 0 {
                 self.invalidate();

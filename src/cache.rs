@@ -1,28 +1,61 @@
 //! A block cache charged in bytes, shareable across tables (LevelDB's `Options::block_cache`).
 //!
 //! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
-//! its uncompressed size, as LevelDB charges. The cache is sharded and lock-light
-//! (`quick_cache`), and a hit hands out a reference-counted block: no copy, no allocation.
+//! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
+//! (`block_dir.rs`) when it has one. A block that is a zero-copy view of a memory map or an
+//! in-memory source owns no memory: it costs only its bookkeeping, and caching it records
+//! that its checksum was verified. The cache is sharded and lock-light (`quick_cache`), and a
+//! hit hands out a reference-counted entry: no copy, no allocation.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 
 use crate::block::Block;
+use crate::block_dir::BlockDir;
+
+/// What the cache holds for one block.
+pub(crate) struct CachedBlock {
+    pub(crate) block: Block,
+    /// Search directory, for blocks of bytewise-ordered tables that have the shape for one.
+    pub(crate) dir: Option<BlockDir>,
+    charge: u64,
+}
+
+/// Charge of the bookkeeping of one entry (the entry, its `Arc` and the block handle).
+const ENTRY_OVERHEAD: u64 = 96;
+
+impl CachedBlock {
+    /// An entry for `block`; `owns_bytes` is false for zero-copy views of the source.
+    pub(crate) fn new(block: Block, dir: Option<BlockDir>, owns_bytes: bool) -> CachedBlock {
+        let bytes = if owns_bytes { block.size() as u64 } else { 0 };
+        let charge = bytes + dir.as_ref().map_or(0, |d| d.charge() as u64);
+        CachedBlock {
+            block,
+            dir,
+            charge: if owns_bytes {
+                charge
+            } else {
+                charge + ENTRY_OVERHEAD
+            },
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 struct BlockWeight;
 
-impl Weighter<(u64, u64), Block> for BlockWeight {
-    fn weight(&self, _key: &(u64, u64), block: &Block) -> u64 {
-        block.size().max(1) as u64
+impl Weighter<(u64, u64), Arc<CachedBlock>> for BlockWeight {
+    fn weight(&self, _key: &(u64, u64), entry: &Arc<CachedBlock>) -> u64 {
+        entry.charge.max(1)
     }
 }
 
 /// A cache of uncompressed blocks with a capacity in bytes.
 pub struct BlockCache {
-    cache: Cache<(u64, u64), Block, BlockWeight>,
+    cache: Cache<(u64, u64), Arc<CachedBlock>, BlockWeight>,
     next_id: AtomicU64,
     capacity: u64,
 }
@@ -55,12 +88,21 @@ impl BlockCache {
 
     /// The block of table `id` at `offset`, if cached.
     pub fn get(&self, id: u64, offset: u64) -> Option<Block> {
+        self.get_entry(id, offset).map(|e| e.block.clone())
+    }
+
+    /// Caches a block (charged its size).
+    pub fn insert(&self, id: u64, offset: u64, block: Block) {
+        self.insert_entry(id, offset, Arc::new(CachedBlock::new(block, None, true)));
+    }
+
+    #[inline]
+    pub(crate) fn get_entry(&self, id: u64, offset: u64) -> Option<Arc<CachedBlock>> {
         self.cache.get(&(id, offset))
     }
 
-    /// Caches a block.
-    pub fn insert(&self, id: u64, offset: u64, block: Block) {
-        self.cache.insert((id, offset), block);
+    pub(crate) fn insert_entry(&self, id: u64, offset: u64, entry: Arc<CachedBlock>) {
+        self.cache.insert((id, offset), entry);
     }
 
     /// Bytes currently charged.

@@ -4,13 +4,16 @@
 //! lcp        bytes the (user) keys in the middle of the index start with
 //! prefixes   [u64; N]  big-endian value of the 8 key bytes after lcp, zero-padded
 //!                      (0 for keys below the lcp range, u64::MAX above it)
+//! top        [u64; N / 32]  every 32nd prefix
 //! entries    [(key offset, key length, block handle); N]   into the index block's bytes
 //! ```
 //!
 //! Keys ordered bytewise (plain, or internal keys over a bytewise user order) map to
 //! non-decreasing prefixes, so a lookup binary-searches a compact `u64` array (8 bytes per
-//! data block, cache-resident) and compares whole keys only among entries whose prefix equals
-//! the target's. The index block of a 1M-entry table is 0.7 MB of varint-framed entries; its
+//! data block) and compares whole keys only among entries whose prefix equals the target's.
+//! The search starts in `top` (a quarter of a byte per block, so it stays in the CPU cache
+//! between lookups) and ends in one group of 32 prefixes (four cache lines): about two
+//! memory misses instead of one per halving step once the prefixes outgrow the cache. The index block of a 1M-entry table is 0.7 MB of varint-framed entries; its
 //! prefix array is 0.2 MB. Built once, on the first lookup, and only for index blocks whose
 //! keys are stored whole (restart interval 1, as every LevelDB writer does). A damaged,
 //! unsorted index can misroute a lookup (to "not found"), never make it read out of bounds.
@@ -21,6 +24,9 @@ use crate::block::Block;
 use crate::comparator::Comparator;
 use crate::format::{BlockHandle, INTERNAL_TAG_LEN};
 
+/// Prefixes per group of the two-level search.
+const GROUP: usize = 32;
+
 struct Entry {
     key_at: u32,
     key_len: u32,
@@ -30,6 +36,7 @@ struct Entry {
 pub(crate) struct ParsedIndex {
     lcp: Vec<u8>,
     prefixes: Vec<u64>,
+    top: Vec<u64>,
     entries: Vec<Entry>,
     internal: bool,
 }
@@ -92,10 +99,12 @@ impl ParsedIndex {
         let mut index = ParsedIndex {
             lcp,
             prefixes: Vec::new(),
+            top: Vec::new(),
             entries,
             internal,
         };
         index.prefixes = index.entries.iter().map(|e| index.prefix(key(e))).collect();
+        index.top = index.prefixes.iter().step_by(GROUP).copied().collect();
         Some(index)
     }
 
@@ -113,6 +122,20 @@ impl ParsedIndex {
         }
     }
 
+    /// Index of the first prefix `>= tp` (the prefix count if none): first in `top`, then
+    /// within one group.
+    #[inline]
+    fn first_prefix_at_least(&self, tp: u64) -> usize {
+        let g = self.top.partition_point(|&p| p < tp);
+        if g == 0 {
+            return 0;
+        }
+        // prefixes[GROUP * (g - 1)] < tp, and prefixes[GROUP * g] >= tp if it exists.
+        let start = GROUP * (g - 1) + 1;
+        let end = (GROUP * g).min(self.prefixes.len());
+        start + self.prefixes[start..end].partition_point(|&p| p < tp)
+    }
+
     /// Handle of the first entry whose key is `>= target` under `cmp`, if any.
     pub(crate) fn seek(
         &self,
@@ -121,7 +144,7 @@ impl ParsedIndex {
         target: &[u8],
     ) -> Option<BlockHandle> {
         let tp = self.prefix(ordered_part(target, self.internal));
-        let lo = self.prefixes.partition_point(|&p| p < tp);
+        let lo = self.first_prefix_at_least(tp);
         // Equal-prefix runs are usually 0 or 1 entries long: walk a few, then search.
         let mut hi = lo;
         while hi < self.prefixes.len() && self.prefixes[hi] == tp && hi - lo < 8 {
@@ -144,5 +167,37 @@ impl ParsedIndex {
             }
         }
         self.entries.get(l).map(|e| e.handle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two-level search finds what one binary search over all prefixes finds, for
+    /// group-boundary sizes, runs of equal prefixes and targets between and outside them.
+    #[test]
+    fn two_level_search_equals_a_flat_binary_search() {
+        for n in [0usize, 1, 2, 31, 32, 33, 63, 64, 65, 100, 1000] {
+            for dup in [1u64, 3, 40] {
+                let prefixes: Vec<u64> = (0..n as u64).map(|i| 10 + (i / dup) * 2).collect();
+                let index = ParsedIndex {
+                    lcp: Vec::new(),
+                    top: prefixes.iter().step_by(GROUP).copied().collect(),
+                    prefixes,
+                    entries: Vec::new(),
+                    internal: false,
+                };
+                let max = index.prefixes.last().copied().unwrap_or(10) + 3;
+                for tp in (0..=max).chain([u64::MAX]) {
+                    let want = index.prefixes.partition_point(|&p| p < tp);
+                    assert_eq!(
+                        index.first_prefix_at_least(tp),
+                        want,
+                        "n {n} dup {dup} tp {tp}"
+                    );
+                }
+            }
+        }
     }
 }

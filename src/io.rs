@@ -1,7 +1,7 @@
 //! Random-access sources a table is read from.
 //!
 //! A [`RandomAccess`] source returns the bytes at an offset as [`Bytes`]. A [`Bytes`] source
-//! hands out zero-copy slices (wrap an `Arc<[u8]>` or a memory map with `Bytes::from_owner`
+//! hands out zero-copy slices (wrap an `Arc<[u8]>` with `Bytes::from_owner`, or map a file with `map_file`,
 //! to share it without copying); byte slices and vectors are copied per read; files are read with positioned reads
 //! (`pread`), so one open file serves any number of threads. Reading never writes: no source
 //! here opens a file for writing, creates, locks or renames anything.
@@ -26,6 +26,14 @@ pub trait RandomAccess {
     /// # Errors
     /// On an I/O error.
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes>;
+
+    /// Whether [`read_at`](Self::read_at) returns views of bytes the source already holds
+    /// (an in-memory buffer or a memory map) instead of fresh copies. The reader then reads
+    /// each block exactly where it is: no readahead, and an uncompressed block in the block
+    /// cache is charged only its bookkeeping, since it owns no memory of its own.
+    fn is_zero_copy(&self) -> bool {
+        false
+    }
 }
 
 fn slice_at(data: &[u8], offset: u64, len: usize) -> &[u8] {
@@ -64,6 +72,9 @@ impl RandomAccess for Bytes {
             .min(self.len());
         let end = start.saturating_add(len).min(self.len());
         Ok(self.slice(start..end))
+    }
+    fn is_zero_copy(&self) -> bool {
+        true
     }
 }
 
@@ -105,6 +116,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for &T {
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
         (**self).read_at(offset, len)
     }
+    fn is_zero_copy(&self) -> bool {
+        (**self).is_zero_copy()
+    }
 }
 
 impl<T: RandomAccess + ?Sized> RandomAccess for Arc<T> {
@@ -114,6 +128,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for Arc<T> {
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
         (**self).read_at(offset, len)
     }
+    fn is_zero_copy(&self) -> bool {
+        (**self).is_zero_copy()
+    }
 }
 
 impl<T: RandomAccess + ?Sized> RandomAccess for Box<T> {
@@ -122,6 +139,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for Box<T> {
     }
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
         (**self).read_at(offset, len)
+    }
+    fn is_zero_copy(&self) -> bool {
+        (**self).is_zero_copy()
     }
 }
 
@@ -173,5 +193,8 @@ impl<R: RandomAccess> RandomAccess for CountingReader<R> {
         self.reads.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(len as u64, Ordering::Relaxed);
         self.inner.read_at(offset, len)
+    }
+    fn is_zero_copy(&self) -> bool {
+        self.inner.is_zero_copy()
     }
 }

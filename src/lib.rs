@@ -32,11 +32,14 @@
 //! # Ok(())
 //! # }
 //! ```
-#![forbid(unsafe_code)]
+// One documented `unsafe` block exists, in `mmap.rs` (the memory map); everything else is
+// checked by the compiler.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod block;
 mod block_builder;
+mod block_dir;
 mod cache;
 mod coding;
 mod comparator;
@@ -50,6 +53,8 @@ mod hash;
 mod index;
 mod internal_key;
 mod io;
+#[cfg(feature = "mmap")]
+mod mmap;
 mod options;
 mod table;
 mod table_builder;
@@ -64,6 +69,8 @@ pub use filter::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilter
 pub use format::{BlockHandle, Footer};
 pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};
+#[cfg(feature = "mmap")]
+pub use mmap::map_file;
 pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
 pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
 pub use table_builder::{TableBuilder, TableFileBuilder, TableStats};

@@ -49,16 +49,19 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     }
 
     /// Whether the cursor is on an entry.
+    #[inline]
     pub fn valid(&self) -> bool {
         self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
     }
 
     /// The current key (as stored: an internal key for internal-key tables).
+    #[inline]
     pub fn key(&self) -> &[u8] {
         self.data.as_ref().map_or(&[], |d| d.key())
     }
 
     /// The current value.
+    #[inline]
     pub fn value(&self) -> &[u8] {
         self.data.as_ref().map_or(&[], |d| d.value())
     }
@@ -135,6 +138,9 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     }
 
     fn set_data_block(&mut self, block: Block, handle: BlockHandle) {
+        if self.forward {
+            block.touch_lines();
+        }
         self.data = Some(BlockIter::new(block, self.table.comparator()));
         self.data_handle = Some(handle);
     }
@@ -231,6 +237,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
     }
 
     /// Moves to the next entry.
+    #[inline]
     pub fn next(&mut self) {
         if !self.valid() {
             return;
@@ -238,6 +245,10 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.forward = true;
         if let Some(d) = self.data.as_mut() {
             d.next();
+            // The common case, inline: still inside the block.
+            if d.valid() && self.err.is_none() {
+                return;
+            }
         }
         self.skip_empty_forward();
     }
