@@ -173,7 +173,15 @@ impl Block {
     /// before). A software prefetch without `unsafe`; measured in docs/performance.md.
     #[inline]
     pub(crate) fn touch_lines(&self) {
-        let acc = self.data.iter().step_by(64).fold(0u8, |a, &b| a ^ b);
+        self.touch_range(0, self.data.len());
+    }
+
+    /// [`touch_lines`](Self::touch_lines) for the bytes `from..to` (clamped to the block).
+    #[inline]
+    fn touch_range(&self, from: usize, to: usize) {
+        let to = to.min(self.data.len());
+        let bytes = self.data.get(from..to).unwrap_or_default();
+        let acc = bytes.iter().step_by(64).fold(0u8, |a, &b| a ^ b);
         std::hint::black_box(acc);
     }
 
@@ -251,6 +259,14 @@ impl Block {
         // target, while the current key is smaller than the target.
         let mut m = 0usize;
         let mut p = self.restart_point(start);
+        // The walk below stays within this restart interval unless the target is past it:
+        // load its lines together rather than one entry (one miss) at a time.
+        let end = if start + 1 < self.num_restarts {
+            self.restart_point(start + 1)
+        } else {
+            self.restarts
+        };
+        self.touch_range(p, end);
         while p < self.restarts {
             let h = self.decode_entry(p).ok_or_else(|| self.bad_entry(p))?;
             if key.len() < h.shared {

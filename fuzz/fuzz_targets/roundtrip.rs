@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
+use bytes::Bytes;
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    BlockCache, Compression, FilterStatus, KeyFormat, Lookup, Options, ReadOptions, ReaderOptions,
-    TableBuilder, TableReader, ValueType,
+    BlockCache, Compression, FilterStatus, KeyFormat, Lookup, Options, RandomAccess, ReadOptions,
+    ReaderOptions, TableBuilder, TableReader, ValueType,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -24,7 +25,12 @@ struct Input {
     bloom: Option<u8>,
     internal: bool,
     cache: bool,
+    /// Read from a zero-copy source (`Bytes`, as a memory map is): with a cache, point
+    /// lookups then build and use the blocks' search directories.
+    zero_copy: bool,
 }
+
+type Row = (Vec<u8>, Vec<u8>, Vec<u8>, u64, bool);
 
 fuzz_target!(|input: Input| {
     let block_size = usize::from(input.block_size) % 8192 + 1;
@@ -86,16 +92,36 @@ fuzz_target!(|input: Input| {
     if input.cache {
         ropts = ropts.block_cache(Arc::new(BlockCache::new(1 << 20)));
     }
-    let t = TableReader::open(&bytes[..], ropts).expect("open a table we built");
+    let input_flags = Flags {
+        internal: input.internal,
+        bloom: input.bloom.is_some(),
+    };
+    if input.zero_copy {
+        let t = TableReader::open(Bytes::from(bytes), ropts).expect("open a table we built");
+        check(&t, &rows, &input_flags);
+    } else {
+        let t = TableReader::open(&bytes[..], ropts).expect("open a table we built");
+        check(&t, &rows, &input_flags);
+    }
+});
+
+struct Flags {
+    internal: bool,
+    bloom: bool,
+}
+
+fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
     assert_eq!(t.is_internal(), input.internal);
-    if input.bloom.is_some() {
+    if input.bloom {
         assert!(
             matches!(t.filter_status(), FilterStatus::Used),
             "{:?}",
             t.filter_status()
         );
     }
-
+    // Point lookups first (on a cold cache they bring blocks in, with their directories),
+    // then scans and seeks, then the lookups again (now served from the cache).
+    lookups(t, rows, input);
     let expected: Vec<(Vec<u8>, Vec<u8>)> = rows
         .iter()
         .map(|(_, s, v, _, _)| (s.clone(), v.clone()))
@@ -120,12 +146,21 @@ fuzz_target!(|input: Input| {
     back.reverse();
     assert_eq!(back, expected, "backward scan");
 
-    for (user, stored, value, seq, deleted) in &rows {
+    for (_, stored, value, _, _) in rows {
         it.seek(stored);
         assert!(
             it.valid() && it.key() == &stored[..] && it.value() == &value[..],
             "seek"
         );
+    }
+    lookups(t, rows, input);
+    let report = t.verify();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.entries, rows.len() as u64);
+}
+
+fn lookups<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
+    for (user, _, value, seq, deleted) in rows {
         let want = if *deleted { None } else { Some(value.clone()) };
         assert_eq!(t.get(user).expect("get"), want, "get");
         let l = t
@@ -155,17 +190,21 @@ fuzz_target!(|input: Input| {
             !t.filter_excludes(user).expect("filter_excludes"),
             "filter excludes a present key"
         );
-        let mut absent = user.clone();
-        absent.push(0);
-        if rows.binary_search_by(|r| r.0.cmp(&absent)).is_err() {
-            assert_eq!(
-                t.get(&absent).expect("get absent"),
-                None,
-                "absent key found"
-            );
+        // Absent neighbours: an extension, a prefix, and the last byte moved by one.
+        let mut neighbours = vec![[&user[..], &[0]].concat()];
+        if let Some((&last, head)) = user.split_last() {
+            neighbours.push(head.to_vec());
+            neighbours.push([head, &[last.wrapping_add(1)]].concat());
+            neighbours.push([head, &[last.wrapping_sub(1)]].concat());
+        }
+        for absent in neighbours {
+            if rows.binary_search_by(|r| r.0.cmp(&absent)).is_err() {
+                assert_eq!(
+                    t.get(&absent).expect("get absent"),
+                    None,
+                    "absent key found"
+                );
+            }
         }
     }
-    let report = t.verify();
-    assert!(report.is_ok(), "{:?}", report.problems);
-    assert_eq!(report.entries, rows.len() as u64);
-});
+}
