@@ -200,6 +200,61 @@ proptest! {
         prop_assert!(table.verify().is_ok());
     }
 
+    /// Tables read from a zero-copy source with a cache: point lookups build and use the
+    /// blocks' search directories (short keys and values of 60+ bytes give blocks the
+    /// directory's shape), before and after scans, and agree with the map.
+    #[test]
+    fn zero_copy_cached_tables_behave_like_a_sorted_map(
+        model in prop::collection::btree_map(
+            prop::collection::vec(prop::sample::select(vec![0u8, 1, b'a', b'b', 0xfe, 0xff]), 0..6),
+            prop::collection::vec(any::<u8>(), 60..200),
+            0..200,
+        ),
+        probes in arb_probes(),
+        restart in prop::sample::select(vec![1usize, 2, 16]),
+        block_size in prop::sample::select(vec![64usize, 1024, 4096]),
+        snappy in any::<bool>(),
+        bloom in any::<bool>(),
+    ) {
+        let mut opts = Options::default()
+            .restart_interval(restart)
+            .block_size(block_size)
+            .compression(if snappy { Compression::Snappy } else { Compression::None });
+        if bloom {
+            opts = opts.bloom(10);
+        }
+        let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+        for (k, v) in &model {
+            b.add(k, v).unwrap();
+        }
+        let bytes = bytes::Bytes::from(b.finish().unwrap().0);
+        let ro = ReaderOptions::default()
+            .keys(KeyFormat::Plain)
+            .block_cache(Arc::new(BlockCache::new(1 << 20)));
+        let table = TableReader::open(bytes, ro).unwrap();
+        let mut extended: Vec<Vec<u8>> = probes.clone();
+        for k in model.keys() {
+            extended.push([&k[..], &[0]].concat());
+            if let Some((&last, head)) = k.split_last() {
+                extended.push(head.to_vec());
+                extended.push([head, &[last.wrapping_add(1)]].concat());
+            }
+        }
+        for round in 0..2 {
+            for (k, v) in &model {
+                prop_assert_eq!(table.get(k).unwrap(), Some(v.clone()), "round {}", round);
+            }
+            for p in &extended {
+                prop_assert_eq!(table.get(p).unwrap(), model.get(p).cloned());
+            }
+            if round == 0 {
+                let mut it = table.iter(ReadOptions::default());
+                check_cursor(&mut it, &model, &probes);
+            }
+        }
+        prop_assert!(table.verify().is_ok());
+    }
+
     /// No false negatives, whatever the keys and bits per key.
     #[test]
     fn bloom_has_no_false_negatives(

@@ -317,4 +317,36 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
             "{name}: 1000 warm gets made {allocs} allocations"
         );
     }
+
+    // Part 3: the same from a zero-copy source (`Bytes`, as a memory map is), uncompressed
+    // blocks with 100-byte values: lookups go through the blocks' search directories.
+    let opts = base.clone().bloom(10).compression(Compression::None);
+    let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+    let keys: Vec<Vec<u8>> = (0..2000)
+        .map(|i| format!("k{:06}", i * 3).into_bytes())
+        .collect();
+    for (i, k) in keys.iter().enumerate() {
+        b.add(k, &[b'a' + (i % 26) as u8; 100]).unwrap();
+    }
+    let t = TableReader::open(
+        bytes::Bytes::from(b.finish().unwrap().0),
+        ReaderOptions::default()
+            .keys(KeyFormat::Plain)
+            .block_cache(Arc::new(BlockCache::new(64 << 20))),
+    )
+    .unwrap();
+    let mut value = Vec::with_capacity(4096);
+    let ro = ReadOptions::default();
+    for k in &keys {
+        assert!(t.get_into(k, ro, &mut value).unwrap());
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let mut found = 0;
+    for k in &keys {
+        found += usize::from(t.get_into(k, ro, &mut value).unwrap());
+        assert_eq!(value.len(), 100);
+    }
+    let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    assert_eq!(found, keys.len());
+    assert_eq!(allocs, 0, "zero-copy: warm gets made {allocs} allocations");
 }
