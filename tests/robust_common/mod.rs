@@ -876,6 +876,9 @@ pub struct Checked {
     pub inner: Bytes,
     pub bad_reads: AtomicU64,
     pub max_len: AtomicU64,
+    /// Reported to the reader as a zero-copy source (its reads are slices of `inner`, as a
+    /// memory map's are).
+    pub zero_copy: bool,
 }
 
 impl Checked {
@@ -884,6 +887,7 @@ impl Checked {
             inner: Bytes::copy_from_slice(b),
             bad_reads: AtomicU64::new(0),
             max_len: AtomicU64::new(0),
+            zero_copy: false,
         }
     }
 }
@@ -902,6 +906,9 @@ impl RandomAccess for Checked {
         self.max_len.fetch_max(len as u64, Ordering::Relaxed);
         self.inner.read_at(offset, len)
     }
+    fn is_zero_copy(&self) -> bool {
+        self.zero_copy
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -913,6 +920,8 @@ pub struct Mode {
     pub name: &'static str,
     pub opts: ReaderOptions,
     pub read: ReadOptions,
+    /// Read from a zero-copy source (blocks used in place, cached ones with directories).
+    pub zero_copy: bool,
 }
 
 pub fn modes() -> Vec<Mode> {
@@ -921,6 +930,7 @@ pub fn modes() -> Vec<Mode> {
             name: "default",
             opts: ReaderOptions::default(),
             read: ReadOptions::default(),
+            zero_copy: false,
         },
         Mode {
             name: "no-checksums/internal",
@@ -931,6 +941,7 @@ pub fn modes() -> Vec<Mode> {
                 verify_checksums: false,
                 fill_cache: false,
             },
+            zero_copy: false,
         },
         Mode {
             name: "no-checksums/plain",
@@ -941,6 +952,14 @@ pub fn modes() -> Vec<Mode> {
                 verify_checksums: false,
                 fill_cache: false,
             },
+            zero_copy: false,
+        },
+        Mode {
+            name: "zero-copy/cached",
+            opts: ReaderOptions::default()
+                .block_cache(std::sync::Arc::new(leveldb_table::BlockCache::new(1 << 20))),
+            read: ReadOptions::default(),
+            zero_copy: true,
         },
     ]
 }
@@ -963,7 +982,9 @@ pub struct Outcome {
 /// most one step per entry a cursor can reach.
 pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
     let mut out = Outcome::default();
-    let src = leveldb_table::CountingReader::new(Checked::new(bytes));
+    let mut checked = Checked::new(bytes);
+    checked.zero_copy = mode.zero_copy;
+    let src = leveldb_table::CountingReader::new(checked);
     let file_size = bytes.len() as u64;
     let t = match TableReader::open(&src, mode.opts.clone()) {
         Ok(t) => t,
