@@ -143,6 +143,21 @@ impl ParsedIndex {
         cmp: &dyn Comparator,
         target: &[u8],
     ) -> Option<BlockHandle> {
+        self.seek_pos(data, cmp, target).map(|(_, h)| h)
+    }
+
+    /// Number of entries (data blocks).
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// [`seek`](Self::seek), with the entry's position in the index (`< len()`).
+    pub(crate) fn seek_pos(
+        &self,
+        data: &[u8],
+        cmp: &dyn Comparator,
+        target: &[u8],
+    ) -> Option<(usize, BlockHandle)> {
         let tp = self.prefix(ordered_part(target, self.internal));
         let lo = self.first_prefix_at_least(tp);
         // Equal-prefix runs are usually 0 or 1 entries long: walk a few, then search.
@@ -166,7 +181,7 @@ impl ParsedIndex {
                 r = mid;
             }
         }
-        self.entries.get(l).map(|e| e.handle)
+        self.entries.get(l).map(|e| (l, e.handle))
     }
 }
 

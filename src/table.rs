@@ -119,6 +119,13 @@ pub struct TableReader<R> {
     /// The index decoded for lookups, built on the first one (`None` inside: not possible
     /// for this index or comparator, use the block).
     parsed_index: OnceLock<Option<ParsedIndex>>,
+    /// For a zero-copy source with a block cache: the data blocks point lookups have read,
+    /// checksum verified, with their search directories, by index position. Such a block
+    /// is a view of the source's memory, so what is kept is the verification and the
+    /// directory (at most 1/8 of the block's bytes); LevelDB does not cache these blocks at
+    /// all. Kept for the table's lifetime, outside the block cache's budget, and looked up
+    /// without hashing.
+    in_place: OnceLock<Box<[OnceLock<Arc<CachedBlock>>]>>,
 }
 
 impl TableReader<File> {
@@ -200,6 +207,7 @@ impl<R: RandomAccess> TableReader<R> {
             cache_id: opts.block_cache.as_ref().map_or(0, |c| c.new_id()),
             profile: opts.compression_profile,
             parsed_index: OnceLock::new(),
+            in_place: OnceLock::new(),
         };
         table.internal = match opts.keys {
             KeyFormat::Plain => false,
@@ -468,6 +476,19 @@ impl<R: RandomAccess> TableReader<R> {
         }
     }
 
+    /// The slot of the data block at index position `pos` in `in_place`, when this table
+    /// keeps blocks in place (zero-copy source, block cache, decoded index).
+    #[inline]
+    fn in_place_slot(&self, pos: usize) -> Option<&OnceLock<Arc<CachedBlock>>> {
+        if self.cache.is_none() || !self.file.is_zero_copy() {
+            return None;
+        }
+        let n = self.parsed_index()?.len();
+        self.in_place
+            .get_or_init(|| (0..n).map(|_| OnceLock::new()).collect())
+            .get(pos)
+    }
+
     /// The index decoded for searching, built on first use; `None` when the comparator is
     /// not bytewise-based or the index does not store whole keys.
     fn parsed_index(&self) -> Option<&ParsedIndex> {
@@ -583,15 +604,40 @@ impl<R: RandomAccess> TableReader<R> {
     /// [`get_into`](Self::get_into) for plain tables: through the cached block's search
     /// directory when it has one, else by searching the block.
     fn get_plain(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
-        let Some(handle) = self.index_lookup_scratch(key)? else {
-            return Ok(false);
+        let (pos, handle) = match self.parsed_index() {
+            Some(p) => match p.seek_pos(self.index.data(), &*self.comparator, key) {
+                Some((pos, h)) => (Some(pos), h),
+                None => return Ok(false),
+            },
+            None => match self.index_lookup_scratch(key)? {
+                Some(h) => (None, h),
+                None => return Ok(false),
+            },
         };
         if let Some(filter) = self.filter() {
             if !filter.key_may_match(handle.offset, key) {
                 return Ok(false);
             }
         }
-        let entry = self.load_data_block(handle, opts, None, true)?;
+        let held;
+        let entry: &CachedBlock = match pos.and_then(|p| self.in_place_slot(p)) {
+            Some(slot) => match slot.get() {
+                Some(e) if e.block.handle() == handle => e,
+                _ => {
+                    held = self.load_data_block(handle, opts, None, true)?;
+                    // Keep only verified blocks: a block with a directory came through the
+                    // cache, which holds verified blocks only.
+                    if opts.fill_cache && (held.dir.is_some() || opts.verify_checksums) {
+                        let _ = slot.set(held.clone());
+                    }
+                    &held
+                }
+            },
+            None => {
+                held = self.load_data_block(handle, opts, None, true)?;
+                &held
+            }
+        };
         let block = &entry.block;
         if let Some(dir) = &entry.dir {
             let Some(i) = dir.find_exact(key) else {

@@ -38,6 +38,11 @@ impl RandomAccess for StrictSource {
         );
         self.0.read_at(offset, len)
     }
+    /// Its reads are slices of the buffer, as a memory map's are: blocks are used in place
+    /// and, in the block cache, get search directories.
+    fn is_zero_copy(&self) -> bool {
+        true
+    }
 }
 
 fn splitmix(mut z: u64) -> u64 {
