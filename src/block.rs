@@ -41,6 +41,43 @@ pub(crate) struct RawEntry {
     pub value: std::ops::Range<usize>,
 }
 
+/// LevelDB's `DecodeEntry` over `entries` (a block's bytes up to its restart array): the
+/// header of the entry at `p`, or `None` if it does not fit.
+#[inline]
+fn decode_entry_in(entries: &[u8], p: usize) -> Option<EntryHeader> {
+    let d = entries.get(p..)?;
+    if d.len() < 3 {
+        return None;
+    }
+    let (shared, non_shared, value_len, n) = if (d[0] | d[1] | d[2]) < 0x80 {
+        (d[0] as u32, d[1] as u32, d[2] as u32, 3)
+    } else {
+        let (a, n1) = coding::decode_varint32(d)?;
+        let (b, n2) = coding::decode_varint32(&d[n1..])?;
+        let (c, n3) = coding::decode_varint32(&d[n1 + n2..])?;
+        (a, b, c, n1 + n2 + n3)
+    };
+    let (non_shared, value_len) = (non_shared as usize, value_len as usize);
+    if d.len() - n < non_shared.checked_add(value_len)? {
+        return None;
+    }
+    Some(EntryHeader {
+        shared: shared as usize,
+        non_shared,
+        value_len,
+        key_at: p + n,
+    })
+}
+
+/// The value's byte range of the entry at `p` in `block` (a whole block's bytes), if it
+/// decodes inside the block.
+#[inline]
+pub(crate) fn value_range_in(block: &[u8], p: usize) -> Option<std::ops::Range<usize>> {
+    let h = decode_entry_in(block, p)?;
+    let v = h.key_at + h.non_shared;
+    Some(v..v + h.value_len)
+}
+
 /// Decoded header of one entry.
 #[derive(Clone, Copy)]
 struct EntryHeader {
@@ -134,29 +171,7 @@ impl Block {
     /// fit before the restart array.
     #[inline]
     fn decode_entry(&self, p: usize) -> Option<EntryHeader> {
-        let limit = self.restarts;
-        let d = self.data.get(p..limit)?;
-        if d.len() < 3 {
-            return None;
-        }
-        let (shared, non_shared, value_len, n) = if (d[0] | d[1] | d[2]) < 0x80 {
-            (d[0] as u32, d[1] as u32, d[2] as u32, 3)
-        } else {
-            let (a, n1) = coding::decode_varint32(d)?;
-            let (b, n2) = coding::decode_varint32(&d[n1..])?;
-            let (c, n3) = coding::decode_varint32(&d[n1 + n2..])?;
-            (a, b, c, n1 + n2 + n3)
-        };
-        let (non_shared, value_len) = (non_shared as usize, value_len as usize);
-        if d.len() - n < non_shared.checked_add(value_len)? {
-            return None;
-        }
-        Some(EntryHeader {
-            shared: shared as usize,
-            non_shared,
-            value_len,
-            key_at: p + n,
-        })
+        decode_entry_in(&self.data[..self.restarts], p)
     }
 
     /// The value's byte range of the entry that starts at `p`, if it decodes.

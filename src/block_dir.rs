@@ -1,8 +1,10 @@
 //! A search directory for a cached data block of a bytewise-ordered (plain) table.
 //!
 //! ```text
-//! prefix    up to 24 bytes every key of the block starts with (inline)
-//! entries   [u64; n]  bits 63..32  window: big-endian value of the key bytes after the
+//! words[0]      length of the prefix
+//! words[1..4]   up to 24 bytes every key of the block starts with, big-endian packed
+//! words[4..]    one u64 per entry, in key order:
+//!                     bits 63..32  window: big-endian value of the key bytes after the
 //!                                  prefix, zero-padded (every key has at most 4 of them)
 //!                     bits 31..16  offset of the entry in the block
 //!                     bits  7..0   key length
@@ -45,12 +47,14 @@ pub(crate) const MAX_OVERHEAD_DIVISOR: usize = 8;
 /// Bytes per directory entry.
 const ENTRY_BYTES: usize = 8;
 
-/// See the module documentation.
+/// See the module documentation. One allocation: the header and the entries share cache
+/// lines, so a lookup usually touches two or three.
 pub(crate) struct BlockDir {
-    prefix: [u8; MAX_PREFIX],
-    prefix_len: u8,
-    entries: Box<[u64]>,
+    words: Box<[u64]>,
 }
+
+/// Words before the entries.
+const HEADER_WORDS: usize = 1 + MAX_PREFIX / 8;
 
 #[inline]
 fn window_after(key: &[u8], skip: usize) -> u64 {
@@ -140,23 +144,38 @@ impl BlockDir {
             entries.push((window_after(k, lcp) << 32) | ((at as u64) << 16) | k.len() as u64);
             at = e.value.end;
         }
+        let mut words = Vec::with_capacity(HEADER_WORDS + entries.len());
+        words.push(lcp as u64);
+        words.extend(
+            prefix
+                .chunks_exact(8)
+                .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes"))),
+        );
+        words.extend_from_slice(&entries);
         Some(BlockDir {
-            prefix,
-            prefix_len: lcp as u8,
-            entries: entries.into_boxed_slice(),
+            words: words.into_boxed_slice(),
         })
+    }
+
+    #[inline]
+    fn entries(&self) -> &[u64] {
+        &self.words[HEADER_WORDS..]
     }
 
     /// Bytes this directory occupies (what the block cache charges for it).
     pub(crate) fn charge(&self) -> usize {
-        std::mem::size_of::<BlockDir>() + self.entries.len() * ENTRY_BYTES
+        std::mem::size_of::<BlockDir>() + self.words.len() * ENTRY_BYTES
     }
 
     #[inline]
     fn place(&self, target: &[u8]) -> Placement {
-        let n = usize::from(self.prefix_len);
+        let n = self.words[0] as usize;
+        let mut prefix = [0u8; MAX_PREFIX];
+        for (dst, w) in prefix.chunks_exact_mut(8).zip(&self.words[1..HEADER_WORDS]) {
+            dst.copy_from_slice(&w.to_be_bytes());
+        }
         let m = target.len().min(n);
-        match target[..m].cmp(&self.prefix[..m]) {
+        match target[..m].cmp(&prefix[..m]) {
             Ordering::Less => Placement::Before,
             Ordering::Greater => Placement::After,
             // A proper prefix of the common prefix is below every key.
@@ -174,7 +193,7 @@ impl BlockDir {
     /// Offset in the block of entry `i`.
     #[inline]
     pub(crate) fn entry_offset(&self, i: usize) -> usize {
-        ((self.entries[i] >> 16) & 0xffff) as usize
+        ((self.entries()[i] >> 16) & 0xffff) as usize
     }
 
     /// Index of the first entry whose key is `>= target` (bytewise), or the entry count.
@@ -182,7 +201,7 @@ impl BlockDir {
     pub(crate) fn lower_bound(&self, target: &[u8]) -> usize {
         match self.place(target) {
             Placement::Before => 0,
-            Placement::After => self.entries.len(),
+            Placement::After => self.entries().len(),
             Placement::Within(t) => self.lower_bound_within(t),
         }
     }
@@ -193,9 +212,10 @@ impl BlockDir {
     fn lower_bound_within(&self, t: u64) -> usize {
         let w = t >> 32;
         let len = t & 0xffff_ffff;
-        let mut i = self.entries.partition_point(|&x| x >> 32 < w);
+        let entries = self.entries();
+        let mut i = entries.partition_point(|&x| x >> 32 < w);
         // Keys with an equal window differ in length (at most 5 of them): walk.
-        while let Some(&x) = self.entries.get(i) {
+        while let Some(&x) = entries.get(i) {
             if x >> 32 != w || x & 0xff >= len {
                 break;
             }
@@ -211,14 +231,14 @@ impl BlockDir {
             return None;
         };
         let i = self.lower_bound_within(t);
-        let x = *self.entries.get(i)?;
+        let x = *self.entries().get(i)?;
         (x >> 32 == t >> 32 && x & 0xff == t & 0xffff_ffff).then_some(i)
     }
 
     /// Number of entries.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 }
 

@@ -34,6 +34,12 @@ pub trait RandomAccess {
     fn is_zero_copy(&self) -> bool {
         false
     }
+
+    /// All of the source's bytes, for a source that holds them in memory (a buffer or a
+    /// memory map): point lookups then read values in place, without a `read_at`.
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 fn slice_at(data: &[u8], offset: u64, len: usize) -> &[u8] {
@@ -75,6 +81,9 @@ impl RandomAccess for Bytes {
     }
     fn is_zero_copy(&self) -> bool {
         true
+    }
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
     }
 }
 
@@ -119,6 +128,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for &T {
     fn is_zero_copy(&self) -> bool {
         (**self).is_zero_copy()
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
+    }
 }
 
 impl<T: RandomAccess + ?Sized> RandomAccess for Arc<T> {
@@ -131,6 +143,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for Arc<T> {
     fn is_zero_copy(&self) -> bool {
         (**self).is_zero_copy()
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
+    }
 }
 
 impl<T: RandomAccess + ?Sized> RandomAccess for Box<T> {
@@ -142,6 +157,9 @@ impl<T: RandomAccess + ?Sized> RandomAccess for Box<T> {
     }
     fn is_zero_copy(&self) -> bool {
         (**self).is_zero_copy()
+    }
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
     }
 }
 
@@ -196,5 +214,8 @@ impl<R: RandomAccess> RandomAccess for CountingReader<R> {
     }
     fn is_zero_copy(&self) -> bool {
         self.inner.is_zero_copy()
+    }
+    fn as_slice(&self) -> Option<&[u8]> {
+        self.inner.as_slice()
     }
 }

@@ -125,7 +125,26 @@ pub struct TableReader<R> {
     /// directory (at most 1/8 of the block's bytes); LevelDB does not cache these blocks at
     /// all. Kept for the table's lifetime, outside the block cache's budget, and looked up
     /// without hashing.
-    in_place: OnceLock<Box<[OnceLock<Arc<CachedBlock>>]>>,
+    in_place: OnceLock<Box<[OnceLock<InPlace>]>>,
+}
+
+/// What a lookup through `in_place` did.
+enum InPlaceLookup {
+    /// Answered: found (value copied) or not.
+    Done(bool),
+    /// Read and verified the block, which has no directory: search it.
+    Read(Block),
+    /// The block is not kept in place: search it through the block cache.
+    NotHere,
+}
+
+/// A data block of a zero-copy source that a point lookup has read and verified (`dir`
+/// `None`: not kept, searched through the block cache, e.g. a compressed block).
+struct InPlace {
+    handle: BlockHandle,
+    /// Its search directory; `None` when the block is compressed or does not have the shape
+    /// for one (lookups then search it through the block cache).
+    dir: Option<BlockDir>,
 }
 
 impl TableReader<File> {
@@ -476,11 +495,84 @@ impl<R: RandomAccess> TableReader<R> {
         }
     }
 
+    /// A lookup of `key` in the data block at `handle` read in place from a zero-copy source
+    /// (see `in_place`). Only uncompressed blocks are read in place, and only with checksums
+    /// verified and cache filling on (so that what is kept was verified).
+    fn get_in_place(
+        &self,
+        slot: &OnceLock<InPlace>,
+        handle: BlockHandle,
+        key: &[u8],
+        opts: ReadOptions,
+        value: &mut Vec<u8>,
+    ) -> Result<InPlaceLookup> {
+        let Some(mem) = self.file.as_slice() else {
+            return Ok(InPlaceLookup::NotHere);
+        };
+        if !opts.verify_checksums || !opts.fill_cache {
+            return Ok(InPlaceLookup::NotHere);
+        }
+        let ip = match slot.get() {
+            Some(ip) => ip,
+            None => {
+                // The block's compression byte, read where it is: a compressed block is
+                // searched through the block cache (it must be decompressed anyway).
+                let type_at = handle
+                    .offset
+                    .checked_add(handle.size)
+                    .and_then(|t| usize::try_from(t).ok());
+                if type_at.and_then(|t| mem.get(t)) != Some(&format::COMPRESSION_NONE) {
+                    slot.get_or_init(|| InPlace { handle, dir: None });
+                    return Ok(InPlaceLookup::NotHere);
+                }
+                let rb = ReadBlockOptions {
+                    verify_checksum: true,
+                    profile: self.profile,
+                };
+                let c =
+                    format::read_block(&self.file, handle, BlockKind::Data, self.data_end(), rb)?;
+                let block = Block::new(c.data, BlockKind::Data, handle)?;
+                let dir = BlockDir::build(&block);
+                let ip = slot.get_or_init(|| InPlace { handle, dir });
+                if ip.dir.is_none() {
+                    return Ok(InPlaceLookup::Read(block));
+                }
+                ip
+            }
+        };
+        let Some(dir) = &ip.dir else {
+            return Ok(InPlaceLookup::NotHere);
+        };
+        if ip.handle != handle {
+            return Ok(InPlaceLookup::NotHere);
+        }
+        let Some(i) = dir.find_exact(key) else {
+            return Ok(InPlaceLookup::Done(false));
+        };
+        // The block was read (and verified) from these bytes, so its range is inside them.
+        let start = usize::try_from(handle.offset).unwrap_or(usize::MAX);
+        let block = start
+            .checked_add(usize::try_from(handle.size).unwrap_or(usize::MAX))
+            .and_then(|end| mem.get(start..end));
+        let p = dir.entry_offset(i);
+        match block.and_then(|b| crate::block::value_range_in(b, p).map(|r| &b[r])) {
+            Some(v) => {
+                value.extend_from_slice(v);
+                Ok(InPlaceLookup::Done(true))
+            }
+            None => Err(Error::BadEntry {
+                kind: BlockKind::Data,
+                handle,
+                entry_offset: p,
+            }),
+        }
+    }
+
     /// The slot of the data block at index position `pos` in `in_place`, when this table
     /// keeps blocks in place (zero-copy source, block cache, decoded index).
     #[inline]
-    fn in_place_slot(&self, pos: usize) -> Option<&OnceLock<Arc<CachedBlock>>> {
-        if self.cache.is_none() || !self.file.is_zero_copy() {
+    fn in_place_slot(&self, pos: usize) -> Option<&OnceLock<InPlace>> {
+        if self.cache.is_none() || self.file.as_slice().is_none() {
             return None;
         }
         let n = self.parsed_index()?.len();
@@ -619,24 +711,19 @@ impl<R: RandomAccess> TableReader<R> {
                 return Ok(false);
             }
         }
-        let held;
-        let entry: &CachedBlock = match pos.and_then(|p| self.in_place_slot(p)) {
-            Some(slot) => match slot.get() {
-                Some(e) if e.block.handle() == handle => e,
-                _ => {
-                    held = self.load_data_block(handle, opts, None, true)?;
-                    // Keep only verified blocks: a block with a directory came through the
-                    // cache, which holds verified blocks only.
-                    if opts.fill_cache && (held.dir.is_some() || opts.verify_checksums) {
-                        let _ = slot.set(held.clone());
-                    }
-                    &held
+        let mut fresh = None;
+        if let Some(slot) = pos.and_then(|p| self.in_place_slot(p)) {
+            match self.get_in_place(slot, handle, key, opts, value)? {
+                InPlaceLookup::Done(found) => return Ok(found),
+                InPlaceLookup::Read(block) => {
+                    fresh = Some(Arc::new(CachedBlock::new(block, None, false)));
                 }
-            },
-            None => {
-                held = self.load_data_block(handle, opts, None, true)?;
-                &held
+                InPlaceLookup::NotHere => {}
             }
+        }
+        let entry = match fresh {
+            Some(e) => e,
+            None => self.load_data_block(handle, opts, None, true)?,
         };
         let block = &entry.block;
         if let Some(dir) = &entry.dir {

@@ -43,6 +43,9 @@ impl RandomAccess for StrictSource {
     fn is_zero_copy(&self) -> bool {
         true
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(&self.0)
+    }
 }
 
 fn splitmix(mut z: u64) -> u64 {

@@ -909,6 +909,9 @@ impl RandomAccess for Checked {
     fn is_zero_copy(&self) -> bool {
         self.zero_copy
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        self.zero_copy.then_some(&self.inner[..])
+    }
 }
 
 // ---------------------------------------------------------------------------------------
