@@ -63,7 +63,7 @@ pub struct TableBuilder<W: Write> {
     last_key: Vec<u8>,
     pending_index_entry: bool,
     pending_handle: BlockHandle,
-    compressed: Vec<u8>,
+    compressor: compress::Compressor,
     handle_buf: Vec<u8>,
     stats: TableStats,
     failed: Option<String>,
@@ -98,7 +98,7 @@ impl<W: Write> TableBuilder<W> {
             last_key: Vec::new(),
             pending_index_entry: false,
             pending_handle: BlockHandle::default(),
-            compressed: Vec::new(),
+            compressor: compress::Compressor::default(),
             handle_buf: Vec::with_capacity(format::MAX_BLOCK_HANDLE_LEN),
             stats: TableStats::default(),
             failed: None,
@@ -189,20 +189,18 @@ impl<W: Write> TableBuilder<W> {
     fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
         let raw = block.finish();
         let mut kind = self.compression;
+        let mut contents: &[u8] = raw;
         if kind != Compression::None {
-            if let Err(e) = compress::compress(kind, raw, &mut self.compressed) {
-                return Err(self.fail(e.into()));
-            }
-            // LevelDB keeps the compressed form only if it saves more than 12.5%.
-            if self.compressed.len() >= raw.len() - raw.len() / 8 {
-                kind = Compression::None;
+            match self.compressor.compress(kind, raw) {
+                // LevelDB keeps the compressed form only if it saves more than 12.5%.
+                Ok(c) if c.len() < raw.len() - raw.len() / 8 => contents = c,
+                Ok(_) => kind = Compression::None,
+                Err(e) => {
+                    let e = e.into();
+                    return Err(self.fail(e));
+                }
             }
         }
-        let contents: &[u8] = if kind == Compression::None {
-            raw
-        } else {
-            &self.compressed
-        };
         let trailer = format::block_trailer(contents, kind.id());
         let handle = BlockHandle::new(self.offset, contents.len() as u64);
         let res = self
