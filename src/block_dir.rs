@@ -149,7 +149,7 @@ impl BlockDir {
         words.extend(
             prefix
                 .chunks_exact(8)
-                .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes"))),
+                .map(|c| c.iter().fold(0u64, |w, &b| (w << 8) | u64::from(b))),
         );
         words.extend_from_slice(&entries);
         Some(BlockDir {
