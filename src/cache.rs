@@ -8,7 +8,9 @@
 //! hit hands out a reference-counted entry: no copy, no allocation.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
 
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
@@ -53,11 +55,86 @@ impl Weighter<(u64, u64), Arc<CachedBlock>> for BlockWeight {
     }
 }
 
+/// Buffers of decompressed blocks that have left the cache, for the next decompression.
+///
+/// A full cache evicts one block for each block it admits, so handing the evicted block's
+/// buffer to the next decompression saves a `free` and a `malloc` of a few KiB (glibc serves
+/// those from its bins, not its per-thread cache, and touches cold chunk headers) and the
+/// zero-fill of the new buffer. Measured in docs/performance.md.
+#[derive(Debug, Default)]
+pub(crate) struct BufferPool {
+    bufs: Mutex<Vec<Vec<u8>>>,
+}
+
+/// Buffers kept at most, and the largest buffer kept: enough for the evict-one-admit-one
+/// rhythm of a full cache on several threads, small next to any useful cache.
+const POOL_BUFFERS: usize = 16;
+const POOL_MAX_BUFFER: usize = 256 << 10;
+
+impl BufferPool {
+    /// A recycled buffer for a block of `len` bytes (contents unspecified but initialized),
+    /// or an empty one. A buffer is reused only if its capacity exceeds `len` by at most an
+    /// eighth plus 512 bytes, so what the cache holds stays close to what it charges.
+    pub(crate) fn take(&self, len: usize) -> Vec<u8> {
+        let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() - len <= len / 8 + 512;
+        match self.bufs.lock() {
+            Ok(mut bufs) => match bufs.iter().rposition(fits) {
+                Some(i) => bufs.swap_remove(i),
+                None => Vec::new(),
+            },
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn put(&self, buf: Vec<u8>) {
+        if buf.capacity() > POOL_MAX_BUFFER || buf.capacity() == 0 {
+            return;
+        }
+        if let Ok(mut b) = self.bufs.lock() {
+            // Newest last; the oldest makes room (it may be of a size nobody asks for now).
+            if b.len() >= POOL_BUFFERS {
+                b.remove(0);
+            }
+            b.push(buf);
+        }
+    }
+
+    /// `buf` as shared bytes that hand their buffer back to this pool when the last
+    /// reference (cache entry, iterator, block clone) is dropped.
+    pub(crate) fn bytes(self: &Arc<Self>, buf: Vec<u8>) -> Bytes {
+        Bytes::from_owner(Pooled {
+            buf,
+            pool: Arc::downgrade(self),
+        })
+    }
+}
+
+/// A block buffer that returns to its pool when dropped.
+struct Pooled {
+    buf: Vec<u8>,
+    pool: std::sync::Weak<BufferPool>,
+}
+
+impl AsRef<[u8]> for Pooled {
+    fn as_ref(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.put(std::mem::take(&mut self.buf));
+        }
+    }
+}
+
 /// A cache of uncompressed blocks with a capacity in bytes.
 pub struct BlockCache {
     cache: Cache<(u64, u64), Arc<CachedBlock>, BlockWeight>,
     next_id: AtomicU64,
     capacity: u64,
+    pool: Arc<BufferPool>,
 }
 
 impl std::fmt::Debug for BlockCache {
@@ -78,6 +155,7 @@ impl BlockCache {
             cache: Cache::with_weighter(estimated_items, capacity_bytes.max(1), BlockWeight),
             next_id: AtomicU64::new(1),
             capacity: capacity_bytes,
+            pool: Arc::default(),
         }
     }
 
@@ -103,6 +181,11 @@ impl BlockCache {
 
     pub(crate) fn insert_entry(&self, id: u64, offset: u64, entry: Arc<CachedBlock>) {
         self.cache.insert((id, offset), entry);
+    }
+
+    /// Where decompressions for this cache take their buffers from.
+    pub(crate) fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
     }
 
     /// Bytes currently charged.

@@ -138,8 +138,23 @@ pub fn decompress(
     input: &[u8],
     profile: CompressionProfile,
 ) -> Result<Vec<u8>, DecompressError> {
+    decompress_reusing(id, input, profile, |_| Vec::new())
+}
+
+/// [`decompress`] into a buffer from `spare(len)` where the codec states the output length up
+/// front (snappy). Bytes of the spare buffer that the output overwrites are not zeroed first:
+/// a recycled block buffer costs no fill beyond its growth.
+pub(crate) fn decompress_reusing(
+    id: u8,
+    input: &[u8],
+    profile: CompressionProfile,
+    spare: impl FnOnce(usize) -> Vec<u8>,
+) -> Result<Vec<u8>, DecompressError> {
     match id {
-        COMPRESSION_SNAPPY => snappy(input),
+        COMPRESSION_SNAPPY => {
+            let mut out = spare(snappy_len(input)?);
+            snappy_overwrite(input, &mut out).map(|()| out)
+        }
         COMPRESSION_ID2_ZSTD_OR_ZLIB if id2_is_zstd(input, profile) => zstd(input),
         COMPRESSION_ID2_ZSTD_OR_ZLIB => inflate(input, true),
         COMPRESSION_MOJANG_ZSTD => zstd(input),
@@ -153,24 +168,30 @@ pub fn decompress(
 /// # Errors
 /// When the length preamble or the contents are corrupt.
 pub fn snappy_into(input: &[u8], out: &mut Vec<u8>) -> Result<(), DecompressError> {
+    out.clear();
+    snappy_overwrite(input, out)
+}
+
+/// The uncompressed length a snappy block states, if plausible.
+fn snappy_len(input: &[u8]) -> Result<usize, DecompressError> {
     let len = snap::raw::decompress_len(input).map_err(|_| DecompressError::BadLength("snappy"))?;
     // A snappy element of n input bytes yields at most 64 output bytes per 2..3 input bytes
     // (copy with 2-byte offset, 3 bytes -> 64), so more than 32x the input is impossible.
     if len > input.len().saturating_mul(32) || len > MAX_BLOCK_BYTES {
         return Err(DecompressError::BadLength("snappy"));
     }
-    out.clear();
+    Ok(len)
+}
+
+/// [`snappy_into`] without clearing `out` first: its first bytes are overwritten (the
+/// decoder writes every byte of the `len` it reports, checked below), only growth is zeroed.
+fn snappy_overwrite(input: &[u8], out: &mut Vec<u8>) -> Result<(), DecompressError> {
+    let len = snappy_len(input)?;
     out.resize(len, 0);
     match snap::raw::Decoder::new().decompress(input, out) {
         Ok(n) if n == len => Ok(()),
         _ => Err(DecompressError::BadContents("snappy")),
     }
-}
-
-fn snappy(input: &[u8]) -> Result<Vec<u8>, DecompressError> {
-    let mut out = Vec::new();
-    snappy_into(input, &mut out)?;
-    Ok(out)
 }
 
 #[cfg(feature = "zstd")]

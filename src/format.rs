@@ -20,8 +20,11 @@
 //! Every format constant of the crate lives in this module, each with the place in LevelDB
 //! (or the other writer) that defines it.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 
+use crate::cache::BufferPool;
 use crate::coding;
 use crate::compress::{self, CompressionProfile};
 use crate::crc32c;
@@ -233,6 +236,19 @@ pub fn read_block<R: RandomAccess + ?Sized>(
     data_end: u64,
     opts: ReadBlockOptions,
 ) -> Result<BlockContents> {
+    read_block_in(file, handle, kind, data_end, opts, None)
+}
+
+/// [`read_block`] that decompresses into a buffer from `pool`, if given (the buffer goes
+/// back to the pool when the block is dropped).
+pub(crate) fn read_block_in<R: RandomAccess + ?Sized>(
+    file: &R,
+    handle: BlockHandle,
+    kind: BlockKind,
+    data_end: u64,
+    opts: ReadBlockOptions,
+    pool: Option<&Arc<BufferPool>>,
+) -> Result<BlockContents> {
     check_handle(handle, kind, data_end)?;
     // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
     let n = handle.size as usize + BLOCK_TRAILER_LEN;
@@ -246,7 +262,7 @@ pub fn read_block<R: RandomAccess + ?Sized>(
             got: raw.len(),
         });
     }
-    decode_block(raw, handle, kind, opts)
+    decode_block_in(raw, handle, kind, opts, pool)
 }
 
 /// Checks and decompresses `raw` = stored block + 5-byte trailer, read from `handle`.
@@ -258,6 +274,17 @@ pub fn decode_block(
     handle: BlockHandle,
     kind: BlockKind,
     opts: ReadBlockOptions,
+) -> Result<BlockContents> {
+    decode_block_in(raw, handle, kind, opts, None)
+}
+
+/// [`decode_block`], decompressing into a buffer from `pool` when there is one.
+pub(crate) fn decode_block_in(
+    raw: Bytes,
+    handle: BlockHandle,
+    kind: BlockKind,
+    opts: ReadBlockOptions,
+    pool: Option<&Arc<BufferPool>>,
 ) -> Result<BlockContents> {
     let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
     if raw.len() < BLOCK_TRAILER_LEN {
@@ -283,16 +310,18 @@ pub fn decode_block(
     let data = if compression == COMPRESSION_NONE {
         raw.slice(..size)
     } else {
-        let out =
-            compress::decompress(compression, &raw[..size], opts.profile).map_err(|reason| {
-                Error::Decompress {
-                    kind,
-                    handle,
-                    compression,
-                    reason,
-                }
+        let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
+        let out = compress::decompress_reusing(compression, &raw[..size], opts.profile, spare)
+            .map_err(|reason| Error::Decompress {
+                kind,
+                handle,
+                compression,
+                reason,
             })?;
-        Bytes::from(out)
+        match pool {
+            Some(p) => p.bytes(out),
+            None => Bytes::from(out),
+        }
     };
     Ok(BlockContents {
         data,

@@ -458,11 +458,23 @@ impl<R: RandomAccess> TableReader<R> {
             verify_checksum: opts.verify_checksums,
             profile: self.profile,
         };
+        // Blocks headed for the cache decompress into buffers of blocks it evicted.
+        let pool = match &self.cache {
+            Some(c) if opts.fill_cache => Some(c.pool()),
+            _ => None,
+        };
         let contents = match readahead {
-            None => format::read_block(&self.file, handle, BlockKind::Data, self.data_end(), rb)?,
+            None => format::read_block_in(
+                &self.file,
+                handle,
+                BlockKind::Data,
+                self.data_end(),
+                rb,
+                pool,
+            )?,
             Some(ra) => {
                 let raw = ra.fetch(&self.file, handle, self.data_end())?;
-                let mut c = format::decode_block(raw, handle, BlockKind::Data, rb)?;
+                let mut c = format::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
                 if c.compression == format::COMPRESSION_NONE
                     && opts.fill_cache
                     && self.cache.is_some()
