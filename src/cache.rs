@@ -24,6 +24,8 @@ pub(crate) struct CachedBlock {
     /// Search directory, for blocks of bytewise-ordered tables that have the shape for one.
     pub(crate) dir: Option<BlockDir>,
     charge: u64,
+    /// Insertion count of the cache when it last saw this block used (see `note_hit`).
+    seen_at: AtomicU64,
 }
 
 /// Charge of the bookkeeping of one entry (the entry, its `Arc` and the block handle).
@@ -42,6 +44,7 @@ impl CachedBlock {
             } else {
                 charge + ENTRY_OVERHEAD
             },
+            seen_at: AtomicU64::new(0),
         }
     }
 }
@@ -135,6 +138,10 @@ pub struct BlockCache {
     next_id: AtomicU64,
     capacity: u64,
     pool: Arc<BufferPool>,
+    /// Insertions so far: the clock `note_hit` measures recency with.
+    inserts: AtomicU64,
+    /// Insertions after which a use seen only by a table's block slot is reported again.
+    report_every: u64,
 }
 
 impl std::fmt::Debug for BlockCache {
@@ -156,6 +163,8 @@ impl BlockCache {
             next_id: AtomicU64::new(1),
             capacity: capacity_bytes,
             pool: Arc::default(),
+            inserts: AtomicU64::new(0),
+            report_every: (estimated_items as u64 / 8).max(8),
         }
     }
 
@@ -180,7 +189,31 @@ impl BlockCache {
     }
 
     pub(crate) fn insert_entry(&self, id: u64, offset: u64, entry: Arc<CachedBlock>) {
+        let now = self.inserts.fetch_add(1, Ordering::Relaxed) + 1;
+        // Due at once: the first use of a new block must reach the policy, which admits
+        // blocks on probation and keeps those used while there.
+        entry
+            .seen_at
+            .store(now.wrapping_sub(self.report_every), Ordering::Relaxed);
         self.cache.insert((id, offset), entry);
+    }
+
+    /// Records a use of `entry` (table `id`, block at `offset`) that a table served from its
+    /// own per-block slot, without asking the cache.
+    ///
+    /// The eviction policy only learns of uses through the cache's own lookups. A block
+    /// served from a slot therefore reports its first use, and later a use whenever the cache
+    /// has admitted `report_every` (an eighth of its expected block count) blocks since
+    /// it last reported. The policy's clock sweeps the whole cache in about as many admissions as
+    /// the cache holds blocks, so it sees every block used in the last sweep as used, as if
+    /// every lookup had gone through it; the slot saves the hashing and probing on the rest.
+    #[inline]
+    pub(crate) fn note_hit(&self, id: u64, offset: u64, entry: &CachedBlock) {
+        let now = self.inserts.load(Ordering::Relaxed);
+        if now.wrapping_sub(entry.seen_at.load(Ordering::Relaxed)) >= self.report_every {
+            entry.seen_at.store(now, Ordering::Relaxed);
+            drop(self.cache.get(&(id, offset)));
+        }
     }
 
     /// Where decompressions for this cache take their buffers from.
@@ -206,5 +239,33 @@ impl BlockCache {
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
         self.cache.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recycled buffer comes back only for a block it fits closely, and returns to the
+    /// pool when the last reference to its bytes goes.
+    #[test]
+    fn pool_reuses_buffers_that_fit_and_gets_them_back_on_drop() {
+        let pool = Arc::new(BufferPool::default());
+        let b = pool.bytes(vec![7u8; 4096]);
+        let clone = b.clone();
+        drop(b);
+        assert_eq!(
+            pool.take(4096).capacity(),
+            0,
+            "still referenced: not in the pool"
+        );
+        drop(clone);
+        // Too small a block for this buffer (it would hold 4 KiB charged as 1 KiB).
+        assert_eq!(pool.take(1000).capacity(), 0);
+        // Too large a block.
+        assert_eq!(pool.take(5000).capacity(), 0);
+        let v = pool.take(4000);
+        assert_eq!(v.capacity(), 4096);
+        assert_eq!(pool.take(4000).capacity(), 0, "taken once");
     }
 }

@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::fs::File;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use bytes::Bytes;
 
@@ -126,6 +126,12 @@ pub struct TableReader<R> {
     /// all. Kept for the table's lifetime, outside the block cache's budget, and looked up
     /// without hashing.
     in_place: OnceLock<Box<[OnceLock<InPlace>]>>,
+    /// Point lookups' shortcut to cached blocks: by index position, the cache entry the
+    /// last lookup there used. Weak, so the cache alone decides what stays in memory (an
+    /// evicted block's bytes are freed; its slot keeps a dead pointer until the next load).
+    /// Saves hashing and probing the shared cache on every hit; uses are still reported to
+    /// the cache's eviction policy (`BlockCache::note_hit`).
+    cached_slots: OnceLock<Box<[Mutex<Weak<CachedBlock>>]>>,
 }
 
 /// What a lookup through `in_place` did.
@@ -227,6 +233,7 @@ impl<R: RandomAccess> TableReader<R> {
             profile: opts.compression_profile,
             parsed_index: OnceLock::new(),
             in_place: OnceLock::new(),
+            cached_slots: OnceLock::new(),
         };
         table.internal = match opts.keys {
             KeyFormat::Plain => false,
@@ -593,6 +600,16 @@ impl<R: RandomAccess> TableReader<R> {
             .get(pos)
     }
 
+    /// The slot of the data block at index position `pos` in `cached_slots`, when this
+    /// table has a cache and a decoded index.
+    fn cached_slot(&self, pos: usize) -> Option<&Mutex<Weak<CachedBlock>>> {
+        self.cache.as_ref()?;
+        let n = self.parsed_index()?.len();
+        self.cached_slots
+            .get_or_init(|| (0..n).map(|_| Mutex::new(Weak::new())).collect())
+            .get(pos)
+    }
+
     /// The index decoded for searching, built on first use; `None` when the comparator is
     /// not bytewise-based or the index does not store whole keys.
     fn parsed_index(&self) -> Option<&ParsedIndex> {
@@ -723,6 +740,14 @@ impl<R: RandomAccess> TableReader<R> {
                 return Ok(false);
             }
         }
+        let cached_slot = pos.and_then(|p| self.cached_slot(p));
+        if let (Some(slot), Some(cache)) = (cached_slot, &self.cache) {
+            let hit = slot.lock().ok().and_then(|w| w.upgrade());
+            if let Some(e) = hit.filter(|e| e.block.handle() == handle) {
+                cache.note_hit(self.cache_id, handle.offset, &e);
+                return self.get_in_block(&e, key, value);
+            }
+        }
         let mut fresh = None;
         if let Some(slot) = pos.and_then(|p| self.in_place_slot(p)) {
             match self.get_in_place(slot, handle, key, opts, value)? {
@@ -735,8 +760,20 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let entry = match fresh {
             Some(e) => e,
-            None => self.load_data_block(handle, opts, None, true)?,
+            None => {
+                let e = self.load_data_block(handle, opts, None, true)?;
+                if let Some(mut w) = cached_slot.and_then(|s| s.lock().ok()) {
+                    *w = Arc::downgrade(&e);
+                }
+                e
+            }
         };
+        self.get_in_block(&entry, key, value)
+    }
+
+    /// The value of `key` in a data block of a plain table, copied into `value`.
+    #[inline]
+    fn get_in_block(&self, entry: &CachedBlock, key: &[u8], value: &mut Vec<u8>) -> Result<bool> {
         let block = &entry.block;
         if let Some(dir) = &entry.dir {
             let Some(i) = dir.find_exact(key) else {
