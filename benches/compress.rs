@@ -56,7 +56,12 @@ fn bench(c: &mut Criterion) {
     });
     let compressed: Vec<Vec<u8>> = blocks
         .iter()
-        .map(|x| Compressor::default().compress(Compression::Snappy, x).unwrap().to_vec())
+        .map(|x| {
+            Compressor::default()
+                .compress(Compression::Snappy, x)
+                .unwrap()
+                .to_vec()
+        })
         .collect();
     g.bench_function("decompress", |b| {
         let mut out = Vec::new();

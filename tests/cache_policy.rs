@@ -132,3 +132,42 @@ fn values_stay_right_through_eviction_and_buffer_reuse() {
         "blocks were evicted and read again"
     );
 }
+
+/// One table and one small cache shared by threads that look keys up (through the slots,
+/// the cache and the file, with constant eviction and buffer reuse) and scan: every answer
+/// right, the charge within the capacity at the end.
+#[test]
+fn threads_sharing_a_table_and_a_small_cache_read_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, cache) = table(&dir, 8);
+    let n = BLOCKS * PER_BLOCK;
+    std::thread::scope(|s| {
+        for thread in 0..4usize {
+            let t = &t;
+            s.spawn(move || {
+                let mut buf = Vec::new();
+                let mut x = thread as u64 * 7919 + 1;
+                for round in 0..3000 {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let i = (x >> 33) as usize % n;
+                    get(t, i, &mut buf);
+                    // Absent keys just above a present one: the filter or the block says no.
+                    let absent = [key(i), b"!".to_vec()].concat();
+                    assert!(!t
+                        .get_into(&absent, ReadOptions::default(), &mut buf)
+                        .unwrap());
+                    if round % 1000 == thread {
+                        let scanned = t
+                            .iter(ReadOptions::default())
+                            .entries_from_start()
+                            .map(|kv| kv.unwrap())
+                            .enumerate()
+                            .all(|(i, (k, v))| k == key(i) && v == value(i));
+                        assert!(scanned);
+                    }
+                }
+            });
+        }
+    });
+    assert!(cache.charge() <= cache.capacity() + 8192);
+}
