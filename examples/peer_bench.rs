@@ -23,7 +23,9 @@
 //! Not part of the harness protocol: `--build-only` stops after the build and reports the
 //! build time and memory (used by `scripts/bench_scaling.sh` to show that a build streams);
 //! `--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]` runs one phase R
-//! times on one table (built first unless `--reuse-table`), for profilers (`docs/performance.md`, "Profiles").
+//! times on one table (built first unless `--reuse-table`), for profilers (`docs/performance.md`, "Profiles");
+//! `--parallel-compression` builds with `Options::parallel_compression` (snappy on a helper
+//! thread; its JSON label says so), for a separate `--peer` next to the default one.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -141,6 +143,8 @@ struct Config {
     only: Option<String>,
     repeat: u32,
     reuse_table: bool,
+    /// Outside the protocol: compress data blocks on a helper thread while building.
+    parallel_compression: bool,
 }
 
 fn build_options(c: &Config) -> Options {
@@ -153,6 +157,7 @@ fn build_options(c: &Config) -> Options {
         } else {
             Compression::None
         })
+        .parallel_compression(c.parallel_compression)
 }
 
 /// The table's source: a read-only memory map (the default, as LevelDB's `PosixEnv` reads
@@ -418,7 +423,11 @@ impl Json {
 
 fn common_fields(j: &mut Json, c: &Config, w: &Workload) {
     j.str("impl", IMPL);
-    j.str("label", IMPL);
+    if c.parallel_compression {
+        j.str("label", &format!("{IMPL}+parallel_compression"));
+    } else {
+        j.str("label", IMPL);
+    }
     j.u64("n", w.entries.len() as u64);
     j.u64("hits", w.hits.len() as u64);
     j.u64("misses", w.misses.len() as u64);
@@ -688,7 +697,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: peer_bench --workload W (--table T | --verify-table T) \
          [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only] \
-         [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
+         [--parallel-compression] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
     );
     exit(2)
 }
@@ -704,6 +713,7 @@ fn main() {
         only: None,
         repeat: 1,
         reuse_table: false,
+        parallel_compression: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -724,6 +734,7 @@ fn main() {
             "--only" => c.only = Some(next()),
             "--repeat" => c.repeat = next().parse().unwrap_or_else(|_| usage()),
             "--reuse-table" => c.reuse_table = true,
+            "--parallel-compression" => c.parallel_compression = true,
             "--read" => {
                 let pread = match next().as_str() {
                     "pread" => true,

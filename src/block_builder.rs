@@ -89,6 +89,17 @@ impl BlockBuilder {
         &self.buffer
     }
 
+    /// Finishes the block, hands its bytes over and starts the next block in `spare`'s
+    /// allocation (a table builder that compresses on a helper thread passes blocks on
+    /// without copying them).
+    pub(crate) fn take_finished(&mut self, mut spare: Vec<u8>) -> Vec<u8> {
+        self.finish();
+        spare.clear();
+        let block = std::mem::replace(&mut self.buffer, spare);
+        self.reset();
+        block
+    }
+
     /// Size of the block if it were finished now (LevelDB's `CurrentSizeEstimate`).
     pub fn current_size_estimate(&self) -> usize {
         self.buffer.len() + self.restarts.len() * 4 + 4

@@ -24,6 +24,10 @@ pub struct Options {
     pub filter_policy: Option<Arc<dyn FilterPolicy>>,
     /// Key order (bytewise).
     pub comparator: Arc<dyn Comparator>,
+    /// Compress data blocks on a helper thread while the builder fills the next block (off).
+    /// The file is byte-for-byte the one the builder writes without it; `file_size` then
+    /// trails by the blocks still being compressed (at most two).
+    pub parallel_compression: bool,
 }
 
 impl Default for Options {
@@ -34,6 +38,7 @@ impl Default for Options {
             compression: Compression::Snappy,
             filter_policy: None,
             comparator: Arc::new(BytewiseComparator),
+            parallel_compression: false,
         }
     }
 }
@@ -49,6 +54,7 @@ impl std::fmt::Debug for Options {
                 &self.filter_policy.as_ref().map(|p| p.name().to_string()),
             )
             .field("comparator", &self.comparator.name())
+            .field("parallel_compression", &self.parallel_compression)
             .finish()
     }
 }
@@ -75,6 +81,12 @@ impl Options {
     /// Uses LevelDB's bloom filter with `bits_per_key` bits per key.
     pub fn bloom(mut self, bits_per_key: usize) -> Self {
         self.filter_policy = Some(Arc::new(BloomFilterPolicy::new(bits_per_key)));
+        self
+    }
+
+    /// Compresses data blocks on a helper thread (see the field).
+    pub fn parallel_compression(mut self, on: bool) -> Self {
+        self.parallel_compression = on;
         self
     }
 

@@ -14,9 +14,11 @@
 //! Bytes written are identical to LevelDB's for the same options, keys and compressor.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
+use std::thread;
 
 use crate::block_builder::BlockBuilder;
 use crate::comparator::Comparator;
@@ -67,6 +69,126 @@ pub struct TableBuilder<W: Write> {
     handle_buf: Vec<u8>,
     stats: TableStats,
     failed: Option<String>,
+    /// With `Options::parallel_compression`: the helper thread and the blocks on their way.
+    pipeline: Option<Pipeline>,
+}
+
+/// Blocks in flight beyond which `flush` waits for the helper thread (64 KiB of 4 KiB
+/// blocks): enough that the builder rarely waits for a helper that is slow to wake.
+const MAX_IN_FLIGHT: usize = 16;
+
+/// Data blocks compressed on a helper thread, written in order by the builder.
+///
+/// ```text
+/// builder:  fill block b ──send──▶ helper: compress b, checksum ──▶ builder: when b's index
+///           fill block b+1           (one block at a time, in order)       key is known (the
+///           ...                                                            first key of b+1),
+///                                                                          write b: filter keys,
+///                                                                          bytes, index entry,
+///                                                                          filter.start_block
+/// ```
+/// The builder's calls on the filter and index builders happen in the same order and with
+/// the same offsets as without the helper, so the file is the same byte for byte.
+struct Pipeline {
+    jobs: Option<mpsc::SyncSender<Job>>,
+    done: mpsc::Receiver<Done>,
+    worker: Option<thread::JoinHandle<()>>,
+    /// Blocks sent and not yet written, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// Keys of the block being filled, for the filter (added when the block is written).
+    keys: Vec<u8>,
+    key_ends: Vec<usize>,
+    /// Buffers back from the helper, for the next blocks.
+    spare: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Key buffers of written blocks, for the next blocks.
+    spare_keys: Vec<(Vec<u8>, Vec<usize>)>,
+}
+
+/// A block's uncompressed bytes, and a buffer for its compressed form.
+struct Job {
+    raw: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// What the helper made of a block: `out` holds the compressed bytes if `compressed`
+/// (else the block is stored as `raw`), `trailer` is the trailer for the stored bytes.
+struct Done {
+    raw: Vec<u8>,
+    out: Vec<u8>,
+    compressed: bool,
+    trailer: [u8; format::BLOCK_TRAILER_LEN],
+    error: Option<std::io::Error>,
+}
+
+/// A block sent to the helper: its keys (for the filter) and, once known, its index key.
+struct InFlight {
+    keys: Vec<u8>,
+    key_ends: Vec<usize>,
+    separator: Option<Vec<u8>>,
+}
+
+impl Pipeline {
+    /// Starts the helper thread; `None` if the system refuses one (the builder then
+    /// compresses on its own thread).
+    fn start(kind: Compression) -> Option<Pipeline> {
+        let (jobs, job_rx) = mpsc::sync_channel::<Job>(MAX_IN_FLIGHT + 1);
+        let (done_tx, done) = mpsc::channel();
+        let worker = thread::Builder::new()
+            .name("sst-compress".into())
+            .spawn(move || compress_blocks(kind, job_rx, done_tx))
+            .ok()?;
+        Some(Pipeline {
+            jobs: Some(jobs),
+            done,
+            worker: Some(worker),
+            in_flight: VecDeque::new(),
+            keys: Vec::new(),
+            key_ends: Vec::new(),
+            spare: Vec::new(),
+            spare_keys: Vec::new(),
+        })
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // Closing the queue ends the helper after its current block.
+        self.jobs = None;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// The helper thread: compresses blocks as the builder would (kept only if that saves
+/// more than 12.5%) and computes their trailers, in the order received.
+fn compress_blocks(kind: Compression, jobs: mpsc::Receiver<Job>, done: mpsc::Sender<Done>) {
+    let mut compressor = compress::Compressor::default();
+    while let Ok(Job { raw, mut out }) = jobs.recv() {
+        let (compressed, error) = match compressor.compress(kind, &raw) {
+            Ok(c) if c.len() < raw.len() - raw.len() / 8 => {
+                out.clear();
+                out.extend_from_slice(c);
+                (true, None)
+            }
+            Ok(_) => (false, None),
+            Err(e) => (false, Some(e)),
+        };
+        let trailer = match compressed {
+            true => format::block_trailer(&out, kind.id()),
+            false => format::block_trailer(&raw, format::COMPRESSION_NONE),
+        };
+        let d = Done {
+            raw,
+            out,
+            compressed,
+            trailer,
+            error,
+        };
+        if done.send(d).is_err() {
+            return;
+        }
+    }
 }
 
 impl<W: Write> TableBuilder<W> {
@@ -102,6 +224,9 @@ impl<W: Write> TableBuilder<W> {
             handle_buf: Vec::with_capacity(format::MAX_BLOCK_HANDLE_LEN),
             stats: TableStats::default(),
             failed: None,
+            pipeline: (opts.parallel_compression && opts.compression != Compression::None)
+                .then(|| Pipeline::start(opts.compression))
+                .flatten(),
         })
     }
 
@@ -139,10 +264,19 @@ impl<W: Write> TableBuilder<W> {
         if self.pending_index_entry {
             self.comparator
                 .find_shortest_separator(&mut self.last_key, key);
-            self.add_index_entry();
+            if self.pipeline.is_some() {
+                self.set_separator()?;
+            } else {
+                self.add_index_entry();
+            }
         }
-        if let Some(f) = self.filter_block.as_mut() {
-            f.add_key(key);
+        match (&mut self.pipeline, self.filter_block.as_mut()) {
+            (Some(p), Some(_)) => {
+                p.keys.extend_from_slice(key);
+                p.key_ends.push(p.keys.len());
+            }
+            (None, Some(f)) => f.add_key(key),
+            (_, None) => {}
         }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
@@ -172,6 +306,9 @@ impl<W: Write> TableBuilder<W> {
         if self.data_block.is_empty() {
             return Ok(());
         }
+        if self.pipeline.is_some() {
+            return self.send_block();
+        }
         let mut block = std::mem::replace(&mut self.data_block, BlockBuilder::new(1));
         let res = self.write_block(&mut block);
         block.reset();
@@ -183,6 +320,109 @@ impl<W: Write> TableBuilder<W> {
             f.start_block(self.offset);
         }
         Ok(())
+    }
+
+    /// Hands the current data block to the helper thread (parallel compression).
+    fn send_block(&mut self) -> Result<()> {
+        let Some(p) = self.pipeline.as_mut() else {
+            return Ok(());
+        };
+        let (spare, out) = p.spare.pop().unwrap_or_default();
+        let raw = self.data_block.take_finished(spare);
+        let sent = p
+            .jobs
+            .as_ref()
+            .is_some_and(|j| j.send(Job { raw, out }).is_ok());
+        if !sent {
+            return Err(self.fail(helper_gone()));
+        }
+        let (mut keys, mut key_ends) = p.spare_keys.pop().unwrap_or_default();
+        keys.clear();
+        key_ends.clear();
+        p.in_flight.push_back(InFlight {
+            keys: std::mem::replace(&mut p.keys, keys),
+            key_ends: std::mem::replace(&mut p.key_ends, key_ends),
+            separator: None,
+        });
+        self.pending_index_entry = true;
+        self.stats.data_blocks += 1;
+        self.write_compressed(MAX_IN_FLIGHT)
+    }
+
+    /// Gives the newest block in flight its index key (`last_key`, shortened).
+    fn set_separator(&mut self) -> Result<()> {
+        if let Some(f) = self.pipeline.as_mut().and_then(|p| p.in_flight.back_mut()) {
+            f.separator = Some(self.last_key.clone());
+        }
+        self.pending_index_entry = false;
+        self.write_compressed(MAX_IN_FLIGHT)
+    }
+
+    /// Writes the blocks back from the helper whose index keys are known, oldest first;
+    /// waits for the helper while more than `keep` blocks are in flight.
+    fn write_compressed(&mut self, keep: usize) -> Result<()> {
+        loop {
+            let Some(p) = self.pipeline.as_mut() else {
+                return Ok(());
+            };
+            if p.in_flight.front().is_none_or(|f| f.separator.is_none()) {
+                return Ok(());
+            }
+            let done = if p.in_flight.len() > keep {
+                p.done.recv().map_err(|_| ())
+            } else {
+                match p.done.try_recv() {
+                    Ok(d) => Ok(d),
+                    Err(mpsc::TryRecvError::Empty) => return Ok(()),
+                    Err(mpsc::TryRecvError::Disconnected) => Err(()),
+                }
+            };
+            let mut done = match done {
+                Ok(d) => d,
+                Err(()) => return Err(self.fail(helper_gone())),
+            };
+            if let Some(e) = done.error.take() {
+                return Err(self.fail(e.into()));
+            }
+            let Some(p) = self.pipeline.as_mut() else {
+                return Ok(());
+            };
+            let Some(block) = p.in_flight.pop_front() else {
+                return Ok(());
+            };
+            if let Some(fb) = self.filter_block.as_mut() {
+                let mut start = 0;
+                for &end in &block.key_ends {
+                    fb.add_key(&block.keys[start..end]);
+                    start = end;
+                }
+            }
+            let contents = if done.compressed {
+                &done.out
+            } else {
+                &done.raw
+            };
+            let handle = BlockHandle::new(self.offset, contents.len() as u64);
+            let res = self
+                .writer
+                .write_all(contents)
+                .and_then(|_| self.writer.write_all(&done.trailer));
+            if let Err(e) = res {
+                return Err(self.fail(e.into()));
+            }
+            self.offset += (contents.len() + done.trailer.len()) as u64;
+            self.handle_buf.clear();
+            handle.encode_to(&mut self.handle_buf);
+            let separator = block.separator.unwrap_or_default();
+            self.index_block.add(&separator, &self.handle_buf);
+            if let Some(fb) = self.filter_block.as_mut() {
+                fb.start_block(self.offset);
+            }
+            if let Some(p) = self.pipeline.as_mut() {
+                p.spare.push((done.raw, done.out));
+                p.spare_keys.push((block.keys, block.key_ends));
+            }
+        }
     }
 
     /// Compresses (if it pays) and writes a finished block.
@@ -244,6 +484,14 @@ impl<W: Write> TableBuilder<W> {
     /// An I/O error, or the builder's earlier error.
     pub fn finish(mut self) -> Result<(W, TableStats)> {
         self.flush()?;
+        if self.pipeline.is_some() {
+            if self.pending_index_entry {
+                self.comparator.find_short_successor(&mut self.last_key);
+                self.set_separator()?;
+            }
+            self.write_compressed(0)?;
+            self.pipeline = None;
+        }
         // Filter block, stored raw.
         if let Some(fb) = self.filter_block.take() {
             let bytes = fb.finish();
@@ -282,6 +530,10 @@ impl<W: Write> TableBuilder<W> {
         self.stats.file_size = self.offset;
         Ok((self.writer, self.stats))
     }
+}
+
+fn helper_gone() -> Error {
+    Error::from(std::io::Error::other("the compression thread stopped"))
 }
 
 /// Builds a table at a path atomically: the bytes go to a temporary file in the target's
