@@ -906,6 +906,14 @@ fn build_round_trips_every_table() {
         let out = dir.path().join(format!("rt{i}.ldb"));
         let o = sst_in(&["build", p(&out), "--from", "-"], Some(&scan.stdout));
         assert_eq!(code(&o), 0, "{}: {}", t.path.display(), stderr(&o));
+        // The helper-thread build writes the same file.
+        let par = dir.path().join(format!("rt{i}-par.ldb"));
+        let o = sst_in(
+            &["build", p(&par), "--from", "-", "--parallel-compression"],
+            Some(&scan.stdout),
+        );
+        assert_eq!(code(&o), 0, "{}: {}", t.path.display(), stderr(&o));
+        assert!(std::fs::read(&par).unwrap() == std::fs::read(&out).unwrap());
         let again = sst(&["scan", p(&out), "--format", "jsonl"]);
         assert_eq!(code(&again), 0);
         assert!(

@@ -99,6 +99,10 @@ pub struct Args {
     /// Write no filter block.
     #[arg(long)]
     pub no_filter: bool,
+    /// Compress data blocks on a helper thread while reading the next entries (the file is
+    /// the same byte for byte).
+    #[arg(long)]
+    pub parallel_compression: bool,
 }
 
 /// One input entry and the line it came from.
@@ -252,7 +256,8 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut opts = Options::default()
         .block_size(a.block_size)
         .restart_interval(a.restart_interval)
-        .compression(comp);
+        .compression(comp)
+        .parallel_compression(a.parallel_compression);
     opts = if a.no_filter {
         opts.no_filter()
     } else {
