@@ -1,5 +1,6 @@
 //! Table build into an in-memory `Vec<u8>`: 100,000 entries (11.6 MB of key+value), with
-//! snappy and without compression, with the bloom filter (10 bits/key).
+//! snappy (on the builder's thread and on a helper thread) and without compression, with the
+//! bloom filter (10 bits/key).
 
 use std::time::Duration;
 
@@ -20,8 +21,12 @@ fn bench(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .sample_size(20);
     g.throughput(Throughput::Bytes(kv));
-    for (name, comp) in [("snappy", Compression::Snappy), ("none", Compression::None)] {
-        let opts = common::options(comp);
+    for (name, comp, parallel) in [
+        ("snappy", Compression::Snappy, false),
+        ("snappy_parallel_compression", Compression::Snappy, true),
+        ("none", Compression::None, false),
+    ] {
+        let opts = common::options(comp).parallel_compression(parallel);
         g.bench_function(name, |b| {
             b.iter(|| {
                 let mut tb = TableBuilder::new(Vec::with_capacity(16 << 20), &opts).unwrap();

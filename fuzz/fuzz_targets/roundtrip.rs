@@ -25,6 +25,11 @@ struct Input {
     bloom: Option<u8>,
     internal: bool,
     cache: bool,
+    /// Cache capacity in KiB (small ones evict, recycle block buffers and leave the
+    /// per-block slots pointing at evicted blocks).
+    cache_kib: u8,
+    /// Also build with parallel compression (must give the same bytes).
+    parallel: bool,
     /// Read from a zero-copy source (`Bytes`, as a memory map is): with a cache, point
     /// lookups then build and use the blocks' search directories.
     zero_copy: bool,
@@ -83,6 +88,15 @@ fuzz_target!(|input: Input| {
     };
     let bytes = build();
     assert_eq!(bytes, build(), "the same input built two different tables");
+    if input.parallel {
+        let par = opts.clone().parallel_compression(true);
+        let mut b = TableBuilder::new(Vec::new(), &par).expect("valid options");
+        for (_, stored, value, _, _) in &rows {
+            b.add(stored, value).expect("add in order");
+        }
+        let (par_bytes, _) = b.finish().expect("finish into a Vec");
+        assert!(par_bytes == bytes, "parallel compression changed the table");
+    }
 
     let mut ropts = ReaderOptions::default().keys(if input.internal {
         KeyFormat::Internal
@@ -90,7 +104,8 @@ fuzz_target!(|input: Input| {
         KeyFormat::Plain
     });
     if input.cache {
-        ropts = ropts.block_cache(Arc::new(BlockCache::new(1 << 20)));
+        let kib = u64::from(input.cache_kib) % 64 + 1;
+        ropts = ropts.block_cache(Arc::new(BlockCache::new(kib << 10)));
     }
     let input_flags = Flags {
         internal: input.internal,
