@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
 use crate::block_builder::BlockBuilder;
@@ -91,7 +91,9 @@ const MAX_IN_FLIGHT: usize = 16;
 /// the same offsets as without the helper, so the file is the same byte for byte.
 struct Pipeline {
     jobs: Option<mpsc::SyncSender<Job>>,
-    done: mpsc::Receiver<Done>,
+    /// In a `Mutex` only so that the builder stays `Sync` (a `Receiver` is not); reached
+    /// through `get_mut`, never locked.
+    done: Mutex<mpsc::Receiver<Done>>,
     worker: Option<thread::JoinHandle<()>>,
     /// Blocks sent and not yet written, oldest first.
     in_flight: VecDeque<InFlight>,
@@ -139,7 +141,7 @@ impl Pipeline {
             .ok()?;
         Some(Pipeline {
             jobs: Some(jobs),
-            done,
+            done: Mutex::new(done),
             worker: Some(worker),
             in_flight: VecDeque::new(),
             keys: Vec::new(),
@@ -368,10 +370,13 @@ impl<W: Write> TableBuilder<W> {
             if p.in_flight.front().is_none_or(|f| f.separator.is_none()) {
                 return Ok(());
             }
+            let Ok(rx) = p.done.get_mut() else {
+                return Err(self.fail(helper_gone()));
+            };
             let done = if p.in_flight.len() > keep {
-                p.done.recv().map_err(|_| ())
+                rx.recv().map_err(|_| ())
             } else {
-                match p.done.try_recv() {
+                match rx.try_recv() {
                     Ok(d) => Ok(d),
                     Err(mpsc::TryRecvError::Empty) => return Ok(()),
                     Err(mpsc::TryRecvError::Disconnected) => Err(()),

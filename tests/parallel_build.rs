@@ -95,6 +95,15 @@ fn parallel_compression_of_internal_keys_writes_the_same_bytes() {
     assert!(out[0] == out[1]);
 }
 
+/// The helper thread leaves the builder `Send` and `Sync`, as it was without one.
+#[test]
+fn builders_stay_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<TableBuilder<Vec<u8>>>();
+    send_sync::<leveldb_table::TableFileBuilder>();
+    send_sync::<TableReader<bytes::Bytes>>();
+}
+
 /// A builder dropped half way with blocks in flight stops its helper thread cleanly.
 #[test]
 fn dropping_a_parallel_builder_midway_is_fine() {
