@@ -299,12 +299,7 @@ impl Block {
                 // Its first `shared` bytes are the previous key's, equal to the target's
                 // up to m: compare from there on.
                 let from = h.shared;
-                let l = from
-                    + key[from..]
-                        .iter()
-                        .zip(&target[from..])
-                        .take_while(|(a, b)| a == b)
-                        .count();
+                let l = from + coding::common_prefix_len(&key[from..], &target[from..]);
                 m = l;
                 match (key.get(l), target.get(l)) {
                     (None, _) if key.len() == target.len() => true,

@@ -55,12 +55,7 @@ impl BlockBuilder {
         debug_assert!(!self.finished, "add after finish");
         let mut shared = 0;
         if self.counter < self.restart_interval {
-            shared = self
-                .last_key
-                .iter()
-                .zip(key)
-                .take_while(|(a, b)| a == b)
-                .count();
+            shared = coding::common_prefix_len(&self.last_key, key);
         } else {
             self.restarts.push(self.buffer.len() as u32);
             self.counter = 0;

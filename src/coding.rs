@@ -56,6 +56,32 @@ pub fn get_fixed64(input: &mut &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(*head))
 }
 
+/// Length of the longest common prefix of `a` and `b`, compared 8 bytes at a time (keys
+/// share long prefixes: the builder and the block search ask this for every entry).
+#[inline]
+pub(crate) fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let mut wx = [0u8; 8];
+        let mut wy = [0u8; 8];
+        wx.copy_from_slice(x);
+        wy.copy_from_slice(y);
+        let d = u64::from_le_bytes(wx) ^ u64::from_le_bytes(wy);
+        if d != 0 {
+            // Little-endian: the lowest set bit is in the first differing byte.
+            return i + (d.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// Appends `v` as a varint32 (1 to 5 bytes).
 pub fn put_varint32(dst: &mut Vec<u8>, v: u32) {
     put_varint64(dst, u64::from(v));
@@ -153,6 +179,28 @@ pub fn get_length_prefixed_slice<'a>(input: &mut &'a [u8]) -> Option<&'a [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 8-byte-at-a-time prefix length equals a byte-by-byte count for every length up
+    /// to 40 and a difference at every position.
+    #[test]
+    fn common_prefix_len_equals_the_byte_loop() {
+        for la in 0..40usize {
+            let a: Vec<u8> = (0..la as u8).map(|i| i.wrapping_mul(37)).collect();
+            for lb in 0..40usize {
+                let mut b: Vec<u8> = (0..lb as u8).map(|i| i.wrapping_mul(37)).collect();
+                for flip in 0..=lb {
+                    if flip < lb {
+                        b[flip] ^= 0x80;
+                    }
+                    let want = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+                    assert_eq!(common_prefix_len(&a, &b), want, "{la} {lb} {flip}");
+                    if flip < lb {
+                        b[flip] ^= 0x80;
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn fixed_encodings_are_little_endian() {
