@@ -152,8 +152,9 @@ pub(crate) fn decompress_reusing(
 ) -> Result<Vec<u8>, DecompressError> {
     match id {
         COMPRESSION_SNAPPY => {
-            let mut out = spare(snappy_len(input)?);
-            snappy_overwrite(input, &mut out).map(|()| out)
+            let len = snappy_len(input)?;
+            let mut out = spare(len);
+            snappy_overwrite(input, len, &mut out).map(|()| out)
         }
         COMPRESSION_ID2_ZSTD_OR_ZLIB if id2_is_zstd(input, profile) => zstd(input),
         COMPRESSION_ID2_ZSTD_OR_ZLIB => inflate(input, true),
@@ -168,8 +169,9 @@ pub(crate) fn decompress_reusing(
 /// # Errors
 /// When the length preamble or the contents are corrupt.
 pub fn snappy_into(input: &[u8], out: &mut Vec<u8>) -> Result<(), DecompressError> {
+    let len = snappy_len(input)?;
     out.clear();
-    snappy_overwrite(input, out)
+    snappy_overwrite(input, len, out)
 }
 
 /// The uncompressed length a snappy block states, if plausible.
@@ -183,10 +185,10 @@ fn snappy_len(input: &[u8]) -> Result<usize, DecompressError> {
     Ok(len)
 }
 
-/// [`snappy_into`] without clearing `out` first: its first bytes are overwritten (the
-/// decoder writes every byte of the `len` it reports, checked below), only growth is zeroed.
-fn snappy_overwrite(input: &[u8], out: &mut Vec<u8>) -> Result<(), DecompressError> {
-    let len = snappy_len(input)?;
+/// Decompresses `input`, whose stated length `snappy_len` gave as `len`, into `out` without
+/// clearing it first: its first bytes are overwritten (the decoder writes every byte of the
+/// length it reports, checked below), only growth is zeroed.
+fn snappy_overwrite(input: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     out.resize(len, 0);
     match snap::raw::Decoder::new().decompress(input, out) {
         Ok(n) if n == len => Ok(()),

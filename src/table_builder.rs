@@ -167,18 +167,14 @@ impl Drop for Pipeline {
 fn compress_blocks(kind: Compression, jobs: mpsc::Receiver<Job>, done: mpsc::Sender<Done>) {
     let mut compressor = compress::Compressor::default();
     while let Ok(Job { raw, mut out }) = jobs.recv() {
-        let (compressed, error) = match compressor.compress(kind, &raw) {
-            Ok(c) if c.len() < raw.len() - raw.len() / 8 => {
+        let (compressed, trailer, error) = match stored_form(&mut compressor, kind, &raw) {
+            Ok((c, id)) if id != format::COMPRESSION_NONE => {
                 out.clear();
                 out.extend_from_slice(c);
-                (true, None)
+                (true, format::block_trailer(&out, id), None)
             }
-            Ok(_) => (false, None),
-            Err(e) => (false, Some(e)),
-        };
-        let trailer = match compressed {
-            true => format::block_trailer(&out, kind.id()),
-            false => format::block_trailer(&raw, format::COMPRESSION_NONE),
+            Ok((c, id)) => (false, format::block_trailer(c, id), None),
+            Err(e) => (false, [0; format::BLOCK_TRAILER_LEN], Some(e)),
         };
         let d = Done {
             raw,
@@ -293,9 +289,12 @@ impl<W: Write> TableBuilder<W> {
     }
 
     fn add_index_entry(&mut self) {
-        self.handle_buf.clear();
-        self.pending_handle.encode_to(&mut self.handle_buf);
-        self.index_block.add(&self.last_key, &self.handle_buf);
+        add_index_entry(
+            &mut self.index_block,
+            &mut self.handle_buf,
+            &self.last_key,
+            self.pending_handle,
+        );
         self.pending_index_entry = false;
     }
 
@@ -407,19 +406,15 @@ impl<W: Write> TableBuilder<W> {
             } else {
                 &done.raw
             };
-            let handle = BlockHandle::new(self.offset, contents.len() as u64);
-            let res = self
-                .writer
-                .write_all(contents)
-                .and_then(|_| self.writer.write_all(&done.trailer));
-            if let Err(e) = res {
-                return Err(self.fail(e.into()));
-            }
-            self.offset += (contents.len() + done.trailer.len()) as u64;
-            self.handle_buf.clear();
-            handle.encode_to(&mut self.handle_buf);
+            let handle = write_stored(&mut self.writer, &mut self.offset, contents, &done.trailer)
+                .map_err(|e| self.fail(e.into()))?;
             let separator = block.separator.unwrap_or_default();
-            self.index_block.add(&separator, &self.handle_buf);
+            add_index_entry(
+                &mut self.index_block,
+                &mut self.handle_buf,
+                &separator,
+                handle,
+            );
             if let Some(fb) = self.filter_block.as_mut() {
                 fb.start_block(self.offset);
             }
@@ -433,44 +428,17 @@ impl<W: Write> TableBuilder<W> {
     /// Compresses (if it pays) and writes a finished block.
     fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
         let raw = block.finish();
-        let mut kind = self.compression;
-        let mut contents: &[u8] = raw;
-        if kind != Compression::None {
-            match self.compressor.compress(kind, raw) {
-                // LevelDB keeps the compressed form only if it saves more than 12.5%.
-                Ok(c) if c.len() < raw.len() - raw.len() / 8 => contents = c,
-                Ok(_) => kind = Compression::None,
-                Err(e) => {
-                    let e = e.into();
-                    return Err(self.fail(e));
-                }
-            }
-        }
-        let trailer = format::block_trailer(contents, kind.id());
-        let handle = BlockHandle::new(self.offset, contents.len() as u64);
-        let res = self
-            .writer
-            .write_all(contents)
-            .and_then(|_| self.writer.write_all(&trailer));
-        if let Err(e) = res {
-            return Err(self.fail(e.into()));
-        }
-        self.offset += (contents.len() + trailer.len()) as u64;
-        Ok(handle)
+        let res = stored_form(&mut self.compressor, self.compression, raw).and_then(|(c, id)| {
+            let trailer = format::block_trailer(c, id);
+            write_stored(&mut self.writer, &mut self.offset, c, &trailer)
+        });
+        res.map_err(|e| self.fail(e.into()))
     }
 
     fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
         let trailer = format::block_trailer(contents, compression);
-        let handle = BlockHandle::new(self.offset, contents.len() as u64);
-        let res = self
-            .writer
-            .write_all(contents)
-            .and_then(|_| self.writer.write_all(&trailer));
-        if let Err(e) = res {
-            return Err(self.fail(e.into()));
-        }
-        self.offset += (contents.len() + trailer.len()) as u64;
-        Ok(handle)
+        write_stored(&mut self.writer, &mut self.offset, contents, &trailer)
+            .map_err(|e| self.fail(e.into()))
     }
 
     /// Entries added so far.
@@ -535,6 +503,43 @@ impl<W: Write> TableBuilder<W> {
         self.stats.file_size = self.offset;
         Ok((self.writer, self.stats))
     }
+}
+
+/// The form a block is stored in: compressed with `kind` if that saves more than 12.5% (as
+/// LevelDB decides), else raw; with the trailer's type byte.
+fn stored_form<'a>(
+    compressor: &'a mut compress::Compressor,
+    kind: Compression,
+    raw: &'a [u8],
+) -> std::io::Result<(&'a [u8], u8)> {
+    if kind != Compression::None {
+        let c = compressor.compress(kind, raw)?;
+        if c.len() < raw.len() - raw.len() / 8 {
+            return Ok((c, kind.id()));
+        }
+    }
+    Ok((raw, format::COMPRESSION_NONE))
+}
+
+/// Writes a stored block and its trailer at `*offset`, advances it, and returns the handle.
+fn write_stored(
+    writer: &mut impl Write,
+    offset: &mut u64,
+    contents: &[u8],
+    trailer: &[u8; format::BLOCK_TRAILER_LEN],
+) -> std::io::Result<BlockHandle> {
+    let handle = BlockHandle::new(*offset, contents.len() as u64);
+    writer.write_all(contents)?;
+    writer.write_all(trailer)?;
+    *offset += (contents.len() + trailer.len()) as u64;
+    Ok(handle)
+}
+
+/// Adds the index entry `key -> handle` (`buf` is scratch for the encoded handle).
+fn add_index_entry(index: &mut BlockBuilder, buf: &mut Vec<u8>, key: &[u8], handle: BlockHandle) {
+    buf.clear();
+    handle.encode_to(buf);
+    index.add(key, buf);
 }
 
 fn helper_gone() -> Error {
