@@ -31,6 +31,22 @@ pub struct Block {
     handle: BlockHandle,
 }
 
+/// Restart points a [`RestartHints`] holds at most: a 4 KiB block of 100-byte entries at
+/// LevelDB's restart interval 16 has 3.
+pub(crate) const RESTART_HINTS: usize = 4;
+
+/// A block's restart points and a monotone `u64` prefix of each restart key (the table's
+/// decoded-index prefix), kept beside a cached block (48 bytes): a point lookup picks its
+/// restart interval from them without loading the block's restart array and restart keys,
+/// two dependent cache misses of every warm lookup (docs/performance.md).
+#[derive(Clone, Debug)]
+pub(crate) struct RestartHints {
+    n: u8,
+    prefixes: [u64; RESTART_HINTS],
+    /// Entry offset of each restart point, then the offset of the restart array.
+    offsets: [u32; RESTART_HINTS + 1],
+}
+
 /// Where one entry's parts are in a block's bytes.
 pub(crate) struct RawEntry {
     /// Bytes shared with the previous key.
@@ -268,12 +284,7 @@ impl Block {
             return Ok(None);
         }
         let start = self.find_restart(cmp, target)?;
-        key.clear();
-        let bytewise = cmp.is_bytewise();
-        // For bytewise order: length of the common prefix of the current key and the
-        // target, while the current key is smaller than the target.
-        let mut m = 0usize;
-        let mut p = self.restart_point(start);
+        let p = self.restart_point(start);
         // The walk below stays within this restart interval unless the target is past it:
         // load its lines together rather than one entry (one miss) at a time.
         let end = if start + 1 < self.num_restarts {
@@ -281,6 +292,92 @@ impl Block {
         } else {
             self.restarts
         };
+        self.walk_to(cmp, target, p, end, key)
+    }
+
+    /// [`seek_value_range`](Self::seek_value_range) with the restart interval chosen from
+    /// `hints` (built by [`restart_hints`](Self::restart_hints) with the same prefix map
+    /// that gave `tp` for `target`): the block's restart array and restart keys are loaded
+    /// only for restart keys whose prefix equals the target's.
+    ///
+    /// # Errors
+    /// As [`seek_value_range`](Self::seek_value_range).
+    pub(crate) fn seek_value_range_hinted(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        tp: u64,
+        hints: &RestartHints,
+        key: &mut Vec<u8>,
+    ) -> Result<Option<std::ops::Range<usize>>> {
+        let n = usize::from(hints.n);
+        // Prefixes are a monotone map of keys: a smaller prefix means a smaller key.
+        let below = hints.prefixes[..n].iter().take_while(|&&p| p < tp).count();
+        let mut start = below.saturating_sub(1);
+        // Equal prefixes decide nothing: compare those restart keys themselves.
+        for i in below..n {
+            if hints.prefixes[i] != tp {
+                break;
+            }
+            let off = hints.offsets[i] as usize;
+            let h = match self.decode_entry(off) {
+                Some(h) if h.shared == 0 => h,
+                _ => return Err(self.bad_entry(off)),
+            };
+            if cmp.compare(&self.data[h.key_at..h.key_at + h.non_shared], target) != Ordering::Less
+            {
+                break;
+            }
+            start = i;
+        }
+        let (p, end) = (hints.offsets[start], hints.offsets[start + 1]);
+        self.walk_to(cmp, target, p as usize, end as usize, key)
+    }
+
+    /// Up to [`RESTART_HINTS`] restart points with `prefix` of their keys, for blocks that
+    /// have no more restart points than that; `None` otherwise (or if a restart entry does
+    /// not decode: the lookup then reports it).
+    pub(crate) fn restart_hints(&self, prefix: impl Fn(&[u8]) -> u64) -> Option<RestartHints> {
+        let n = self.num_restarts as usize;
+        if n == 0 || n > RESTART_HINTS || u32::try_from(self.restarts).is_err() {
+            return None;
+        }
+        let mut hints = RestartHints {
+            n: n as u8,
+            prefixes: [0; RESTART_HINTS],
+            offsets: [0; RESTART_HINTS + 1],
+        };
+        for i in 0..n {
+            let off = self.restart_point(i as u32);
+            let h = self.decode_entry(off).filter(|h| h.shared == 0)?;
+            hints.prefixes[i] = prefix(&self.data[h.key_at..h.key_at + h.non_shared]);
+            // ok: off < restarts, checked above to fit in u32.
+            hints.offsets[i] = off as u32;
+        }
+        hints.offsets[n] = self.restarts as u32;
+        // Offsets must rise for the walk's bounds to mean anything.
+        hints.offsets[..=n]
+            .windows(2)
+            .all(|w| w[0] <= w[1])
+            .then_some(hints)
+    }
+
+    /// The walk of a point lookup: entries from `p` (a restart point, whose key is below
+    /// `target` unless it is the block's first) on, until one at or after `target`; `end`
+    /// is where the restart interval ends (its lines are loaded together).
+    fn walk_to(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        mut p: usize,
+        end: usize,
+        key: &mut Vec<u8>,
+    ) -> Result<Option<std::ops::Range<usize>>> {
+        key.clear();
+        let bytewise = cmp.is_bytewise();
+        // For bytewise order: length of the common prefix of the current key and the
+        // target, while the current key is smaller than the target.
+        let mut m = 0usize;
         self.touch_range(p, end);
         while p < self.restarts {
             let h = self.decode_entry(p).ok_or_else(|| self.bad_entry(p))?;

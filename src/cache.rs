@@ -10,12 +10,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use quick_cache::sync::Cache;
 use quick_cache::Weighter;
 
-use crate::block::Block;
+use crate::block::{Block, RestartHints};
 use crate::block_dir::BlockDir;
 
 /// What the cache holds for one block.
@@ -23,6 +23,8 @@ pub(crate) struct CachedBlock {
     pub(crate) block: Block,
     /// Search directory, for blocks of bytewise-ordered tables that have the shape for one.
     pub(crate) dir: Option<BlockDir>,
+    /// Restart points for point lookups, for blocks of tables with a decoded index.
+    pub(crate) hints: Option<RestartHints>,
     charge: u64,
     /// Insertion count of the cache when it last saw this block used (see `note_hit`).
     seen_at: AtomicU64,
@@ -45,7 +47,17 @@ impl CachedBlock {
                 charge + ENTRY_OVERHEAD
             },
             seen_at: AtomicU64::new(0),
+            hints: None,
         }
+    }
+
+    /// This entry with `hints`, charged their size.
+    pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {
+        if hints.is_some() {
+            self.charge += std::mem::size_of::<RestartHints>() as u64;
+        }
+        self.hints = hints;
+        self
     }
 }
 
@@ -58,63 +70,199 @@ impl Weighter<(u64, u64), Arc<CachedBlock>> for BlockWeight {
     }
 }
 
-/// Buffers of decompressed blocks that have left the cache, for the next decompression.
-///
-/// A full cache evicts one block for each block it admits, so handing the evicted block's
-/// buffer to the next decompression saves a `free` and a `malloc` of a few KiB (glibc serves
-/// those from its bins, not its per-thread cache, and touches cold chunk headers) and the
-/// zero-fill of the new buffer. Measured in docs/performance.md.
-#[derive(Debug, Default)]
-pub(crate) struct BufferPool {
-    bufs: Mutex<Vec<Vec<u8>>>,
+/// A buffer a block is decompressed into: ordinary heap memory, or a piece of a pool slab.
+#[derive(Debug)]
+pub(crate) enum BlockBuf {
+    /// From the global allocator (no pool, or a block the pool does not serve).
+    Heap(Vec<u8>),
+    /// A piece of one of a [`BufferPool`]'s slabs.
+    Piece(BytesMut),
 }
 
-/// Buffers kept at most, and the largest buffer kept: enough for the evict-one-admit-one
-/// rhythm of a full cache on several threads, small next to any useful cache.
-const POOL_BUFFERS: usize = 16;
+impl Default for BlockBuf {
+    fn default() -> Self {
+        BlockBuf::Heap(Vec::new())
+    }
+}
+
+impl BlockBuf {
+    /// Sets the length to `len`: bytes kept from earlier use are not cleared, growth is
+    /// zero-filled (a piece never grows beyond its capacity here: the pool hands out
+    /// pieces of at least the asked length).
+    pub(crate) fn set_len_filled(&mut self, len: usize) {
+        match self {
+            BlockBuf::Heap(v) => v.resize(len, 0),
+            BlockBuf::Piece(b) => b.resize(len, 0),
+        }
+    }
+
+    /// The buffer's bytes.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        match self {
+            BlockBuf::Heap(v) => v,
+            BlockBuf::Piece(b) => b,
+        }
+    }
+
+    /// The bytes as an owned vector (a copy for a piece).
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        match self {
+            BlockBuf::Heap(v) => v,
+            BlockBuf::Piece(b) => b.to_vec(),
+        }
+    }
+
+    /// The bytes as shared [`Bytes`] that return to no pool.
+    pub(crate) fn into_bytes(self) -> Bytes {
+        match self {
+            BlockBuf::Heap(v) => Bytes::from(v),
+            BlockBuf::Piece(b) => b.freeze(),
+        }
+    }
+}
+
+/// Memory for the decompressed blocks a cache holds: slabs of a few MiB cut into pieces,
+/// and the pieces of blocks that have left the cache, for the next decompression.
+///
+/// A full cache evicts one block for each block it admits, so the evicted block's piece
+/// serves the next decompression: no `free`, `malloc` or zero-fill per block read. The slabs
+/// are advised as transparent huge pages on Linux: a cache of tens of MiB in 4 KiB pages
+/// costs a TLB miss (a page walk, nested in a VM) on most block accesses, in 2 MiB pages
+/// the whole cache fits the TLB. Measured in docs/performance.md.
+///
+/// Pieces come in steps of [`PIECE_STEP`] bytes, so a block holds at most that much more
+/// than it is charged. A slab's memory goes back to the allocator when its last piece is
+/// dropped (when the cache and every block handed out from it are gone).
+#[derive(Debug)]
+pub(crate) struct BufferPool {
+    slabs: Mutex<Slabs>,
+    slab_bytes: usize,
+    limit: usize,
+}
+
+#[derive(Debug, Default)]
+struct Slabs {
+    /// Free pieces by size step (`capacity / PIECE_STEP`).
+    free: Vec<Vec<BytesMut>>,
+    /// The uncut rest of the newest slab.
+    tail: BytesMut,
+    /// Bytes of all slabs allocated so far and still alive (approximately: a slab is
+    /// counted until the pool itself goes).
+    carved: usize,
+}
+
+/// Size step of pieces.
+const PIECE_STEP: usize = 512;
+/// Largest piece: bigger blocks (rare: LevelDB's default block is 4 KiB) use the heap.
 const POOL_MAX_BUFFER: usize = 256 << 10;
+/// Largest slab, and the size from which slabs are advised as huge pages (a slab holds
+/// three or more whole 2 MiB pages).
+const MAX_SLAB: usize = 8 << 20;
 
 impl BufferPool {
-    /// A recycled buffer for a block of `len` bytes (contents unspecified but initialized),
-    /// or an empty one. A buffer is reused only if its capacity exceeds `len` by at most an
-    /// eighth plus 512 bytes, so what the cache holds stays close to what it charges.
-    pub(crate) fn take(&self, len: usize) -> Vec<u8> {
-        let fits = |b: &Vec<u8>| b.capacity() >= len && b.capacity() - len <= len / 8 + 512;
-        match self.bufs.lock() {
-            Ok(mut bufs) => match bufs.iter().rposition(fits) {
-                Some(i) => bufs.swap_remove(i),
-                None => Vec::new(),
-            },
-            Err(_) => Vec::new(),
+    /// A pool for a cache of `capacity` bytes: slabs of an eighth of it (64 KiB to
+    /// [`MAX_SLAB`]), up to the capacity plus a quarter and two slabs in all.
+    pub(crate) fn new(capacity: u64) -> BufferPool {
+        let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
+        let slab_bytes = (capacity / 8).clamp(64 << 10, MAX_SLAB);
+        BufferPool {
+            slabs: Mutex::default(),
+            slab_bytes,
+            limit: capacity
+                .saturating_add(capacity / 4)
+                .saturating_add(2 * slab_bytes),
         }
     }
 
-    fn put(&self, buf: Vec<u8>) {
-        if buf.capacity() > POOL_MAX_BUFFER || buf.capacity() == 0 {
-            return;
+    /// A buffer for a block of `len` bytes (contents unspecified but initialized up to its
+    /// length): a free piece of `len` rounded up to the step (or, failing that, up to an
+    /// eighth larger), or a new piece, or an empty heap vector for blocks the pool does not
+    /// serve and once the pool has reached its limit.
+    pub(crate) fn take(&self, len: usize) -> BlockBuf {
+        if len == 0 || len > POOL_MAX_BUFFER {
+            return BlockBuf::default();
         }
-        if let Ok(mut b) = self.bufs.lock() {
-            // Newest last; the oldest makes room (it may be of a size nobody asks for now).
-            if b.len() >= POOL_BUFFERS {
-                b.remove(0);
+        let step = len.div_ceil(PIECE_STEP);
+        let last_step = (len + len / 8 + PIECE_STEP) / PIECE_STEP;
+        let Ok(mut s) = self.slabs.lock() else {
+            return BlockBuf::default();
+        };
+        for i in step..=last_step.min(s.free.len().saturating_sub(1)) {
+            if let Some(piece) = s.free[i].pop() {
+                return BlockBuf::Piece(piece);
             }
-            b.push(buf);
+        }
+        let want = step * PIECE_STEP;
+        if s.tail.capacity() < want {
+            if s.carved.saturating_add(self.slab_bytes) > self.limit {
+                return BlockBuf::default();
+            }
+            s.tail = new_slab(self.slab_bytes);
+            s.carved += self.slab_bytes;
+        }
+        s.tail.resize(want, 0);
+        BlockBuf::Piece(s.tail.split_to(want))
+    }
+
+    fn put(&self, piece: BytesMut) {
+        let step = piece.capacity() / PIECE_STEP;
+        if let Ok(mut s) = self.slabs.lock() {
+            if s.free.len() <= step {
+                s.free.resize_with(step + 1, Vec::new);
+            }
+            s.free[step].push(piece);
         }
     }
 
-    /// `buf` as shared bytes that hand their buffer back to this pool when the last
-    /// reference (cache entry, iterator, block clone) is dropped.
-    pub(crate) fn bytes(self: &Arc<Self>, buf: Vec<u8>) -> Bytes {
-        Bytes::from_owner(Pooled {
-            buf,
-            pool: Arc::downgrade(self),
-        })
+    /// `buf` as shared bytes; a piece goes back to this pool when the last reference
+    /// (cache entry, iterator, block clone) is dropped.
+    pub(crate) fn bytes(self: &Arc<Self>, buf: BlockBuf) -> Bytes {
+        match buf {
+            BlockBuf::Heap(v) => Bytes::from(v),
+            BlockBuf::Piece(buf) => Bytes::from_owner(Pooled {
+                buf,
+                pool: Arc::downgrade(self),
+            }),
+        }
+    }
+}
+
+/// An empty buffer with room for `bytes`, advised as transparent huge pages where it holds
+/// whole 2 MiB pages.
+fn new_slab(bytes: usize) -> BytesMut {
+    let mut slab = BytesMut::with_capacity(bytes);
+    #[cfg(target_os = "linux")]
+    if bytes >= MAX_SLAB {
+        advise_huge_pages(slab.spare_capacity_mut());
+    }
+    slab
+}
+
+/// Asks Linux to back the whole 2 MiB pages inside `mem` with transparent huge pages.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn advise_huge_pages(mem: &mut [std::mem::MaybeUninit<u8>]) {
+    const HUGE: usize = 2 << 20;
+    let start = mem.as_mut_ptr() as usize;
+    let Some(first) = start.checked_next_multiple_of(HUGE) else {
+        return;
+    };
+    let end = (start + mem.len()) / HUGE * HUGE;
+    if end <= first {
+        return;
+    }
+    // SAFETY: `[first, end)` lies inside `mem`, memory this function borrows mutably, so no
+    // other reference observes it. MADV_HUGEPAGE is advice about how to back the range; it
+    // changes neither its contents nor its validity, and on failure (old kernel, THP
+    // disabled) nothing changes, which is why the result is ignored.
+    unsafe {
+        libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
     }
 }
 
 /// A block buffer that returns to its pool when dropped.
 struct Pooled {
-    buf: Vec<u8>,
+    buf: BytesMut,
     pool: std::sync::Weak<BufferPool>,
 }
 
@@ -162,7 +310,7 @@ impl BlockCache {
             cache: Cache::with_weighter(estimated_items, capacity_bytes.max(1), BlockWeight),
             next_id: AtomicU64::new(1),
             capacity: capacity_bytes,
-            pool: Arc::default(),
+            pool: Arc::new(BufferPool::new(capacity_bytes)),
             inserts: AtomicU64::new(0),
             report_every: (estimated_items as u64 / 8).max(8),
         }
@@ -246,26 +394,57 @@ impl BlockCache {
 mod tests {
     use super::*;
 
-    /// A recycled buffer comes back only for a block it fits closely, and returns to the
-    /// pool when the last reference to its bytes goes.
+    fn capacity(b: &BlockBuf) -> usize {
+        match b {
+            BlockBuf::Heap(v) => v.capacity(),
+            BlockBuf::Piece(p) => p.capacity(),
+        }
+    }
+
+    /// A piece comes back only for a block it fits closely, returns to the pool when the last
+    /// reference to its bytes goes, and blocks the pool does not serve get heap buffers.
     #[test]
-    fn pool_reuses_buffers_that_fit_and_gets_them_back_on_drop() {
-        let pool = Arc::new(BufferPool::default());
-        let b = pool.bytes(vec![7u8; 4096]);
+    fn pool_reuses_pieces_that_fit_and_gets_them_back_on_drop() {
+        let pool = Arc::new(BufferPool::new(1 << 20));
+        let mut piece = pool.take(4000);
+        assert!(matches!(piece, BlockBuf::Piece(_)));
+        assert_eq!(capacity(&piece), 4096, "rounded up to the step");
+        piece.set_len_filled(4000);
+        piece.as_mut_slice()[0] = 7;
+        let b = pool.bytes(piece);
+        assert_eq!((b.len(), b[0]), (4000, 7));
         let clone = b.clone();
         drop(b);
-        assert_eq!(
-            pool.take(4096).capacity(),
-            0,
-            "still referenced: not in the pool"
-        );
+        // Still referenced: a new piece is cut instead.
+        let other = pool.take(4000);
+        assert_eq!(capacity(&other), 4096);
         drop(clone);
-        // Too small a block for this buffer (it would hold 4 KiB charged as 1 KiB).
-        assert_eq!(pool.take(1000).capacity(), 0);
-        // Too large a block.
-        assert_eq!(pool.take(5000).capacity(), 0);
-        let v = pool.take(4000);
-        assert_eq!(v.capacity(), 4096);
-        assert_eq!(pool.take(4000).capacity(), 0, "taken once");
+        drop(other);
+        // Too small a block for these pieces (4 KiB held, 1 KiB charged): a new one.
+        assert_eq!(capacity(&pool.take(1000)), 1024);
+        // A block a little smaller reuses one; too large a block does not.
+        let reused = pool.take(3900);
+        assert_eq!(capacity(&reused), 4096);
+        assert_eq!(capacity(&pool.take(5000)), 5120);
+        // Nothing and huge blocks are not the pool's.
+        assert!(matches!(pool.take(0), BlockBuf::Heap(_)));
+        assert!(matches!(pool.take(1 << 20), BlockBuf::Heap(_)));
+    }
+
+    /// The pool stops cutting slabs at its limit; blocks then get heap buffers.
+    #[test]
+    fn pool_is_bounded() {
+        let pool = BufferPool::new(256 << 10);
+        let held: Vec<BlockBuf> = (0..200).map(|_| pool.take(4096)).collect();
+        let pieces = held
+            .iter()
+            .filter(|b| matches!(b, BlockBuf::Piece(_)))
+            .count();
+        assert!(
+            pieces * 4096 <= pool.limit,
+            "{pieces} pieces over the limit"
+        );
+        assert!(pieces >= 64, "at least the capacity is served: {pieces}");
+        assert!(matches!(held.last(), Some(BlockBuf::Heap(_))));
     }
 }

@@ -15,6 +15,7 @@
 //! of its input that the codec cannot exceed, and by [`MAX_BLOCK_BYTES`], so a hostile block
 //! cannot make us allocate without limit.
 
+use crate::cache::BlockBuf;
 use std::fmt;
 
 use crate::format::{
@@ -138,7 +139,7 @@ pub fn decompress(
     input: &[u8],
     profile: CompressionProfile,
 ) -> Result<Vec<u8>, DecompressError> {
-    decompress_reusing(id, input, profile, |_| Vec::new())
+    decompress_reusing(id, input, profile, |_| BlockBuf::default()).map(BlockBuf::into_vec)
 }
 
 /// [`decompress`] into a buffer from `spare(len)` where the codec states the output length up
@@ -148,18 +149,20 @@ pub(crate) fn decompress_reusing(
     id: u8,
     input: &[u8],
     profile: CompressionProfile,
-    spare: impl FnOnce(usize) -> Vec<u8>,
-) -> Result<Vec<u8>, DecompressError> {
+    spare: impl FnOnce(usize) -> BlockBuf,
+) -> Result<BlockBuf, DecompressError> {
+    let heap = |r: Result<Vec<u8>, DecompressError>| r.map(BlockBuf::Heap);
     match id {
         COMPRESSION_SNAPPY => {
             let len = snappy_len(input)?;
             let mut out = spare(len);
-            snappy_overwrite(input, len, &mut out).map(|()| out)
+            out.set_len_filled(len);
+            snappy_exact(input, out.as_mut_slice()).map(|()| out)
         }
-        COMPRESSION_ID2_ZSTD_OR_ZLIB if id2_is_zstd(input, profile) => zstd(input),
-        COMPRESSION_ID2_ZSTD_OR_ZLIB => inflate(input, true),
-        COMPRESSION_MOJANG_ZSTD => zstd(input),
-        COMPRESSION_MOJANG_RAW_DEFLATE => inflate(input, false),
+        COMPRESSION_ID2_ZSTD_OR_ZLIB if id2_is_zstd(input, profile) => heap(zstd(input)),
+        COMPRESSION_ID2_ZSTD_OR_ZLIB => heap(inflate(input, true)),
+        COMPRESSION_MOJANG_ZSTD => heap(zstd(input)),
+        COMPRESSION_MOJANG_RAW_DEFLATE => heap(inflate(input, false)),
         _ => Err(DecompressError::UnknownType),
     }
 }
@@ -171,7 +174,8 @@ pub(crate) fn decompress_reusing(
 pub fn snappy_into(input: &[u8], out: &mut Vec<u8>) -> Result<(), DecompressError> {
     let len = snappy_len(input)?;
     out.clear();
-    snappy_overwrite(input, len, out)
+    out.resize(len, 0);
+    snappy_exact(input, out)
 }
 
 /// The uncompressed length a snappy block states, if plausible.
@@ -185,13 +189,12 @@ fn snappy_len(input: &[u8]) -> Result<usize, DecompressError> {
     Ok(len)
 }
 
-/// Decompresses `input`, whose stated length `snappy_len` gave as `len`, into `out` without
-/// clearing it first: its first bytes are overwritten (the decoder writes every byte of the
-/// length it reports, checked below), only growth is zeroed.
-fn snappy_overwrite(input: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
-    out.resize(len, 0);
+/// Decompresses `input` into `out`, which is exactly as long as the length `snappy_len`
+/// read from `input`: every byte of `out` is overwritten (the decoder writes every byte of
+/// the length it reports, checked below), so a recycled buffer needs no clearing.
+fn snappy_exact(input: &[u8], out: &mut [u8]) -> Result<(), DecompressError> {
     match snap::raw::Decoder::new().decompress(input, out) {
-        Ok(n) if n == len => Ok(()),
+        Ok(n) if n == out.len() => Ok(()),
         _ => Err(DecompressError::BadContents("snappy")),
     }
 }

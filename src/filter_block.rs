@@ -105,6 +105,17 @@ impl FilterBlockBuilder {
     }
 }
 
+/// How the filter block answers for one data block (see `FilterBlockReader::filter_span`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FilterSpan {
+    /// The policy decides on these bytes of the block.
+    Filter(std::ops::Range<usize>),
+    /// No key matches (an empty filter whose offsets lie outside the offset array).
+    NoMatch,
+    /// No filter applies: every key may match.
+    MayMatch,
+}
+
 /// Reads a filter block. Construction never fails; a malformed block answers "may match".
 #[derive(Clone)]
 pub struct FilterBlockReader<D = bytes::Bytes> {
@@ -185,11 +196,16 @@ impl<D: AsRef<[u8]>> FilterBlockReader<D> {
         }
     }
 
-    /// LevelDB's `FilterBlockReader::KeyMayMatch`: whether `key`, of a data block starting at
-    /// `block_offset`, may be in the table.
-    pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
+    /// The block's bytes.
+    pub fn data(&self) -> &[u8] {
+        self.data.as_ref()
+    }
+
+    /// What decides whether a key of the data block at `block_offset` may match: LevelDB's
+    /// rules, without the key.
+    pub(crate) fn filter_span(&self, block_offset: u64) -> FilterSpan {
         let Some(i) = self.filter_index(block_offset) else {
-            return true;
+            return FilterSpan::MayMatch;
         };
         let d = self.data.as_ref();
         let at = self.array_start + 4 * i;
@@ -197,10 +213,22 @@ impl<D: AsRef<[u8]>> FilterBlockReader<D> {
         let start = coding::decode_fixed32(&d[at..]) as usize;
         let limit = coding::decode_fixed32(&d[at + 4..]) as usize;
         if start <= limit && limit <= self.array_start {
-            self.policy.key_may_match(key, &d[start..limit])
-        } else {
+            FilterSpan::Filter(start..limit)
+        } else if start == limit {
             // Empty filters do not match any keys; errors are treated as potential matches.
-            start != limit
+            FilterSpan::NoMatch
+        } else {
+            FilterSpan::MayMatch
+        }
+    }
+
+    /// LevelDB's `FilterBlockReader::KeyMayMatch`: whether `key`, of a data block starting at
+    /// `block_offset`, may be in the table.
+    pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
+        match self.filter_span(block_offset) {
+            FilterSpan::Filter(r) => self.policy.key_may_match(key, &self.data.as_ref()[r]),
+            FilterSpan::NoMatch => false,
+            FilterSpan::MayMatch => true,
         }
     }
 }

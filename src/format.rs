@@ -320,7 +320,7 @@ pub(crate) fn decode_block_in(
             })?;
         match pool {
             Some(p) => p.bytes(out),
-            None => Bytes::from(out),
+            None => out.into_bytes(),
         }
     };
     Ok(BlockContents {

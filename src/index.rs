@@ -133,7 +133,12 @@ impl ParsedIndex {
         // prefixes[GROUP * (g - 1)] < tp, and prefixes[GROUP * g] >= tp if it exists.
         let start = GROUP * (g - 1) + 1;
         let end = (GROUP * g).min(self.prefixes.len());
-        start + self.prefixes[start..end].partition_point(|&p| p < tp)
+        let group = &self.prefixes[start..end];
+        // Load the group's lines together (independent loads) before the dependent steps of
+        // the binary search: one memory miss instead of one per step.
+        let acc = group.iter().step_by(8).fold(0u64, |a, &p| a ^ p);
+        std::hint::black_box(acc);
+        start + group.partition_point(|&p| p < tp)
     }
 
     /// Handle of the first entry whose key is `>= target` under `cmp`, if any.
@@ -144,6 +149,18 @@ impl ParsedIndex {
         target: &[u8],
     ) -> Option<BlockHandle> {
         self.seek_pos(data, cmp, target).map(|(_, h)| h)
+    }
+
+    /// The prefix of `key` (a table key) that the search compares: a monotone map of keys
+    /// to `u64`, also used by [`RestartHints`](crate::block::RestartHints).
+    #[inline]
+    pub(crate) fn key_prefix(&self, key: &[u8]) -> u64 {
+        self.prefix(ordered_part(key, self.internal))
+    }
+
+    /// Handle of the block at index position `i`.
+    pub(crate) fn handle(&self, i: usize) -> Option<BlockHandle> {
+        self.entries.get(i).map(|e| e.handle)
     }
 
     /// Number of entries (data blocks).
@@ -158,6 +175,18 @@ impl ParsedIndex {
         cmp: &dyn Comparator,
         target: &[u8],
     ) -> Option<(usize, BlockHandle)> {
+        let l = self.seek_position(data, cmp, target)?;
+        self.entries.get(l).map(|e| (l, e.handle))
+    }
+
+    /// Position of the first entry whose key is `>= target` under `cmp`, if any (`< len()`).
+    /// Reads the entries' keys only where prefixes are equal.
+    pub(crate) fn seek_position(
+        &self,
+        data: &[u8],
+        cmp: &dyn Comparator,
+        target: &[u8],
+    ) -> Option<usize> {
         let tp = self.prefix(ordered_part(target, self.internal));
         let lo = self.first_prefix_at_least(tp);
         // Equal-prefix runs are usually 0 or 1 entries long: walk a few, then search.
@@ -181,7 +210,7 @@ impl ParsedIndex {
                 r = mid;
             }
         }
-        self.entries.get(l).map(|e| (l, e.handle))
+        (l < self.entries.len()).then_some(l)
     }
 }
 

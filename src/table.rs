@@ -25,7 +25,7 @@ use crate::cache::{BlockCache, CachedBlock};
 use crate::comparator::{BytewiseComparator, Comparator};
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
-use crate::filter_block::FilterBlockReader;
+use crate::filter_block::{FilterBlockReader, FilterSpan};
 use crate::format::{
     self, BlockContents, BlockHandle, Footer, ReadBlockOptions, BLOOM_POLICY_NAME,
     FILTER_META_PREFIX, FOOTER_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
@@ -126,12 +126,43 @@ pub struct TableReader<R> {
     /// all. Kept for the table's lifetime, outside the block cache's budget, and looked up
     /// without hashing.
     in_place: OnceLock<Box<[OnceLock<InPlace>]>>,
-    /// Point lookups' shortcut to cached blocks: by index position, the cache entry the
-    /// last lookup there used. Weak, so the cache alone decides what stays in memory (an
-    /// evicted block's bytes are freed; its slot keeps a dead pointer until the next load).
-    /// Saves hashing and probing the shared cache on every hit; uses are still reported to
-    /// the cache's eviction policy (`BlockCache::note_hit`).
-    cached_slots: OnceLock<Box<[Mutex<Weak<CachedBlock>>]>>,
+    /// What a point lookup needs per data block after the index search, by index position,
+    /// in one 24-byte record (one cache miss): see [`BlockLookup`].
+    lookups: OnceLock<Box<[BlockLookup]>>,
+}
+
+/// Per data block, for point lookups: its handle, its filter, and the cache entry the last
+/// lookup there used, in one 128-byte record (two adjacent cache lines, which the CPU
+/// fetches together).
+///
+/// After the index search has found the block's position, everything else a lookup needs
+/// before the block itself is here: in the index's entries and the filter block it would be
+/// three more dependent cache misses (the handle, the filter's offset, the filter's bits).
+/// The cache entry is a shortcut to the block: `Weak`, so the cache alone decides what stays
+/// in memory (an evicted block's bytes are freed; its slot keeps a dead pointer until the
+/// next load). It saves hashing and probing the shared cache on every hit; uses are still
+/// reported to the cache's eviction policy (`BlockCache::note_hit`).
+#[repr(align(128))]
+struct BlockLookup {
+    handle: BlockHandle,
+    cached: Mutex<Weak<CachedBlock>>,
+    filter: BlockFilter,
+}
+
+/// Filter bytes a [`BlockLookup`] holds inline (a 4 KiB block of 100-byte entries at 10
+/// bits per key has a 50-byte filter).
+const INLINE_FILTER: usize = 86;
+
+/// How a [`BlockLookup`] answers the filter question (LevelDB's rules, `FilterSpan`).
+enum BlockFilter {
+    /// No filter applies: every key may match.
+    MayMatch,
+    /// No key matches (LevelDB's malformed empty filter).
+    NoMatch,
+    /// The filter's bytes, copied.
+    Inline { len: u8, bits: [u8; INLINE_FILTER] },
+    /// A longer filter: its place in the filter block.
+    At { start: u32, len: u32 },
 }
 
 /// What a lookup through `in_place` did.
@@ -233,7 +264,7 @@ impl<R: RandomAccess> TableReader<R> {
             profile: opts.compression_profile,
             parsed_index: OnceLock::new(),
             in_place: OnceLock::new(),
-            cached_slots: OnceLock::new(),
+            lookups: OnceLock::new(),
         };
         table.internal = match opts.keys {
             KeyFormat::Plain => false,
@@ -436,7 +467,7 @@ impl<R: RandomAccess> TableReader<R> {
         readahead: Option<&mut Readahead>,
     ) -> Result<Block> {
         Ok(self
-            .load_data_block(handle, opts, readahead, false)?
+            .load_data_block(handle, opts, readahead, false, true)?
             .block
             .clone())
     }
@@ -445,14 +476,16 @@ impl<R: RandomAccess> TableReader<R> {
     /// has one), from the cache or the file. Blocks read from a zero-copy source are used
     /// where they are, never through readahead. `for_lookup`: a point lookup reads the
     /// block, so a directory is worth building if the block is cached (scans do not search).
+    /// `probe_cache`: false when the caller knows the cache does not hold the block.
     fn load_data_block(
         &self,
         handle: BlockHandle,
         opts: ReadOptions,
         readahead: Option<&mut Readahead>,
         for_lookup: bool,
+        probe_cache: bool,
     ) -> Result<Arc<CachedBlock>> {
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = self.cache.as_ref().filter(|_| probe_cache) {
             if let Some(e) = cache.get_entry(self.cache_id, handle.offset) {
                 if e.block.handle() == handle {
                     return Ok(e);
@@ -506,7 +539,13 @@ impl<R: RandomAccess> TableReader<R> {
                     (for_lookup && !owns_bytes && !self.internal && self.comparator.is_bytewise())
                         .then(|| BlockDir::build(&block))
                         .flatten();
-                let e = Arc::new(CachedBlock::new(block, dir, owns_bytes));
+                // Restart hints for owned blocks a lookup brings in (48 bytes charged next
+                // to ~4 KiB; a scan's blocks go without).
+                let hints = (for_lookup && owns_bytes)
+                    .then(|| self.parsed_index())
+                    .flatten()
+                    .and_then(|p| block.restart_hints(|k| p.key_prefix(k)));
+                let e = Arc::new(CachedBlock::new(block, dir, owns_bytes).with_hints(hints));
                 cache.insert_entry(self.cache_id, handle.offset, e.clone());
                 Ok(e)
             }
@@ -600,14 +639,67 @@ impl<R: RandomAccess> TableReader<R> {
             .get(pos)
     }
 
-    /// The slot of the data block at index position `pos` in `cached_slots`, when this
-    /// table has a cache and a decoded index.
-    fn cached_slot(&self, pos: usize) -> Option<&Mutex<Weak<CachedBlock>>> {
-        self.cache.as_ref()?;
-        let n = self.parsed_index()?.len();
-        self.cached_slots
-            .get_or_init(|| (0..n).map(|_| Mutex::new(Weak::new())).collect())
+    /// The lookup record of the data block at index position `pos`, when this table has a
+    /// decoded index (built on first use, with the filter).
+    fn block_lookup(&self, pos: usize) -> Option<&BlockLookup> {
+        let index = self.parsed_index()?;
+        self.lookups
+            .get_or_init(|| {
+                let filter = self.filter();
+                (0..index.len())
+                    .map(|i| {
+                        // ok: i < index.len().
+                        let handle = index.handle(i).unwrap_or_default();
+                        let span = match filter {
+                            Some(f) => f.filter_span(handle.offset),
+                            None => FilterSpan::MayMatch,
+                        };
+                        let filter = match (span, filter) {
+                            (FilterSpan::Filter(r), Some(f)) if r.len() <= INLINE_FILTER => {
+                                let mut bits = [0u8; INLINE_FILTER];
+                                bits[..r.len()].copy_from_slice(&f.data()[r.clone()]);
+                                BlockFilter::Inline {
+                                    len: r.len() as u8,
+                                    bits,
+                                }
+                            }
+                            (FilterSpan::Filter(r), _) => {
+                                match (u32::try_from(r.start), u32::try_from(r.len())) {
+                                    (Ok(start), Ok(len)) => BlockFilter::At { start, len },
+                                    _ => BlockFilter::MayMatch,
+                                }
+                            }
+                            (FilterSpan::NoMatch, _) => BlockFilter::NoMatch,
+                            (FilterSpan::MayMatch, _) => BlockFilter::MayMatch,
+                        };
+                        BlockLookup {
+                            handle,
+                            cached: Mutex::new(Weak::new()),
+                            filter,
+                        }
+                    })
+                    .collect()
+            })
             .get(pos)
+    }
+
+    /// Whether `key` may be in the block of `lookup`, by its filter.
+    #[inline]
+    fn lookup_may_match(&self, lookup: &BlockLookup, key: &[u8]) -> bool {
+        let bits = match &lookup.filter {
+            BlockFilter::MayMatch => return true,
+            BlockFilter::NoMatch => return false,
+            BlockFilter::Inline { len, bits } => &bits[..usize::from(*len)],
+            BlockFilter::At { start, len } => match self.filter() {
+                // ok: the span was taken from this filter block (`block_lookup`).
+                Some(f) => &f.data()[*start as usize..][..*len as usize],
+                None => return true,
+            },
+        };
+        match self.filter() {
+            Some(f) => f.policy().key_may_match(key, bits),
+            None => true,
+        }
     }
 
     /// The index decoded for searching, built on first use; `None` when the comparator is
@@ -662,7 +754,7 @@ impl<R: RandomAccess> TableReader<R> {
                 return Ok(None);
             }
         }
-        let entry = self.load_data_block(handle, opts, None, true)?;
+        let entry = self.load_data_block(handle, opts, None, true, true)?;
         let block = &entry.block;
         let mut key = SCRATCH.take();
         let res = block
@@ -725,28 +817,49 @@ impl<R: RandomAccess> TableReader<R> {
     /// [`get_into`](Self::get_into) for plain tables: through the cached block's search
     /// directory when it has one, else by searching the block.
     fn get_plain(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
-        let (pos, handle) = match self.parsed_index() {
-            Some(p) => match p.seek_pos(self.index.data(), &*self.comparator, key) {
-                Some((pos, h)) => (Some(pos), h),
+        let (pos, handle, tp) = match self.parsed_index() {
+            Some(p) => match p.seek_position(self.index.data(), &*self.comparator, key) {
+                Some(pos) => match self.block_lookup(pos) {
+                    Some(l) => (Some(pos), l.handle, p.key_prefix(key)),
+                    None => return Ok(false),
+                },
                 None => return Ok(false),
             },
             None => match self.index_lookup_scratch(key)? {
-                Some(h) => (None, h),
+                Some(h) => (None, h, 0),
                 None => return Ok(false),
             },
         };
-        if let Some(filter) = self.filter() {
-            if !filter.key_may_match(handle.offset, key) {
-                return Ok(false);
+        let lookup = pos.and_then(|p| self.block_lookup(p));
+        match lookup {
+            Some(l) => {
+                if !self.lookup_may_match(l, key) {
+                    return Ok(false);
+                }
+            }
+            None => {
+                if let Some(filter) = self.filter() {
+                    if !filter.key_may_match(handle.offset, key) {
+                        return Ok(false);
+                    }
+                }
             }
         }
-        let cached_slot = pos.and_then(|p| self.cached_slot(p));
+        let cached_slot = lookup.filter(|_| self.cache.is_some()).map(|l| &l.cached);
+        // Whether the cache may hold the block although the slot has no live entry: it was
+        // never loaded through the slot (another reader of the table, a scan). A slot whose
+        // entry died was evicted; probing would only miss (a cold hash-table line).
+        let mut probe = true;
         if let (Some(slot), Some(cache)) = (cached_slot, &self.cache) {
-            let hit = slot.lock().ok().and_then(|w| w.upgrade());
+            let (hit, was_set) = match slot.lock() {
+                Ok(w) => (w.upgrade(), !Weak::ptr_eq(&w, &Weak::new())),
+                Err(_) => (None, false),
+            };
             if let Some(e) = hit.filter(|e| e.block.handle() == handle) {
                 cache.note_hit(self.cache_id, handle.offset, &e);
-                return self.get_in_block(&e, key, value);
+                return self.get_in_block(&e, key, tp, value);
             }
+            probe = !was_set;
         }
         let mut fresh = None;
         if let Some(slot) = pos.and_then(|p| self.in_place_slot(p)) {
@@ -761,19 +874,27 @@ impl<R: RandomAccess> TableReader<R> {
         let entry = match fresh {
             Some(e) => e,
             None => {
-                let e = self.load_data_block(handle, opts, None, true)?;
+                let e = self.load_data_block(handle, opts, None, true, probe)?;
                 if let Some(mut w) = cached_slot.and_then(|s| s.lock().ok()) {
                     *w = Arc::downgrade(&e);
                 }
                 e
             }
         };
-        self.get_in_block(&entry, key, value)
+        self.get_in_block(&entry, key, tp, value)
     }
 
     /// The value of `key` in a data block of a plain table, copied into `value`.
     #[inline]
-    fn get_in_block(&self, entry: &CachedBlock, key: &[u8], value: &mut Vec<u8>) -> Result<bool> {
+    /// `tp` is the decoded index's prefix of `key` (used only with the entry's hints, which
+    /// exist only for tables with a decoded index).
+    fn get_in_block(
+        &self,
+        entry: &CachedBlock,
+        key: &[u8],
+        tp: u64,
+        value: &mut Vec<u8>,
+    ) -> Result<bool> {
         let block = &entry.block;
         if let Some(dir) = &entry.dir {
             let Some(i) = dir.find_exact(key) else {
@@ -786,7 +907,10 @@ impl<R: RandomAccess> TableReader<R> {
             return Ok(true);
         }
         let mut k = SCRATCH.take();
-        let res = block.seek_value_range(&*self.comparator, key, &mut k);
+        let res = match &entry.hints {
+            Some(h) => block.seek_value_range_hinted(&*self.comparator, key, tp, h, &mut k),
+            None => block.seek_value_range(&*self.comparator, key, &mut k),
+        };
         let found = match res {
             Ok(Some(r)) if k == key => {
                 value.extend_from_slice(&block.data()[r]);
