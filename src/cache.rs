@@ -51,11 +51,10 @@ impl CachedBlock {
         }
     }
 
-    /// This entry with `hints`, charged their size.
+    /// This entry with `hints`. They are a fixed part of the entry's bookkeeping (48 bytes
+    /// inline, like LevelDB's `Block` object and cache handle next to each cached block),
+    /// which is not charged: the charge is the block's uncompressed size, as LevelDB's.
     pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {
-        if hints.is_some() {
-            self.charge += std::mem::size_of::<RestartHints>() as u64;
-        }
         self.hints = hints;
         self
     }
@@ -91,6 +90,10 @@ impl BlockBuf {
     /// pieces of at least the asked length).
     pub(crate) fn set_len_filled(&mut self, len: usize) {
         match self {
+            // A fresh buffer: `vec!` zero-allocates, which for large blocks (an index block
+            // of hundreds of KiB read at open) takes pages the kernel zeroed instead of
+            // writing zeros over them.
+            BlockBuf::Heap(v) if v.capacity() == 0 => *v = vec![0; len],
             BlockBuf::Heap(v) => v.resize(len, 0),
             BlockBuf::Piece(b) => b.resize(len, 0),
         }
@@ -241,13 +244,13 @@ fn new_slab(bytes: usize) -> BytesMut {
 /// Asks Linux to back the whole 2 MiB pages inside `mem` with transparent huge pages.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn advise_huge_pages(mem: &mut [std::mem::MaybeUninit<u8>]) {
+pub(crate) fn advise_huge_pages<T>(mem: &mut [T]) {
     const HUGE: usize = 2 << 20;
     let start = mem.as_mut_ptr() as usize;
     let Some(first) = start.checked_next_multiple_of(HUGE) else {
         return;
     };
-    let end = (start + mem.len()) / HUGE * HUGE;
+    let end = (start + std::mem::size_of_val(mem)) / HUGE * HUGE;
     if end <= first {
         return;
     }

@@ -15,6 +15,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use bytes::Bytes;
@@ -147,7 +148,13 @@ struct BlockLookup {
     handle: BlockHandle,
     cached: Mutex<Weak<CachedBlock>>,
     filter: BlockFilter,
+    /// Set once the in-place path (`in_place`) has found it has nothing for this block
+    /// (stored compressed, or no directory): lookups then skip its slot, another cache line.
+    not_in_place: AtomicBool,
 }
+
+// The record is two cache lines, no more.
+const _: () = assert!(std::mem::size_of::<BlockLookup>() == 128);
 
 /// Filter bytes a [`BlockLookup`] holds inline (a 4 KiB block of 100-byte entries at 10
 /// bits per key has a 50-byte filter).
@@ -539,8 +546,8 @@ impl<R: RandomAccess> TableReader<R> {
                     (for_lookup && !owns_bytes && !self.internal && self.comparator.is_bytewise())
                         .then(|| BlockDir::build(&block))
                         .flatten();
-                // Restart hints for owned blocks a lookup brings in (48 bytes charged next
-                // to ~4 KiB; a scan's blocks go without).
+                // Restart hints for owned blocks a lookup brings in (48 bytes of bookkeeping
+                // next to ~4 KiB; a scan's blocks go without).
                 let hints = (for_lookup && owns_bytes)
                     .then(|| self.parsed_index())
                     .flatten()
@@ -646,39 +653,45 @@ impl<R: RandomAccess> TableReader<R> {
         self.lookups
             .get_or_init(|| {
                 let filter = self.filter();
-                (0..index.len())
-                    .map(|i| {
-                        // ok: i < index.len().
-                        let handle = index.handle(i).unwrap_or_default();
-                        let span = match filter {
-                            Some(f) => f.filter_span(handle.offset),
-                            None => FilterSpan::MayMatch,
-                        };
-                        let filter = match (span, filter) {
-                            (FilterSpan::Filter(r), Some(f)) if r.len() <= INLINE_FILTER => {
-                                let mut bits = [0u8; INLINE_FILTER];
-                                bits[..r.len()].copy_from_slice(&f.data()[r.clone()]);
-                                BlockFilter::Inline {
-                                    len: r.len() as u8,
-                                    bits,
-                                }
+                let mut records = Vec::with_capacity(index.len());
+                // Records of a large table span megabytes, one touched per lookup at random:
+                // in 4 KiB pages nearly every lookup would also miss the TLB. Advised before
+                // the first write, so the pages are huge from the start.
+                #[cfg(target_os = "linux")]
+                crate::cache::advise_huge_pages(records.spare_capacity_mut());
+                records.extend((0..index.len()).map(|i| {
+                    // ok: i < index.len().
+                    let handle = index.handle(i).unwrap_or_default();
+                    let span = match filter {
+                        Some(f) => f.filter_span(handle.offset),
+                        None => FilterSpan::MayMatch,
+                    };
+                    let filter = match (span, filter) {
+                        (FilterSpan::Filter(r), Some(f)) if r.len() <= INLINE_FILTER => {
+                            let mut bits = [0u8; INLINE_FILTER];
+                            bits[..r.len()].copy_from_slice(&f.data()[r.clone()]);
+                            BlockFilter::Inline {
+                                len: r.len() as u8,
+                                bits,
                             }
-                            (FilterSpan::Filter(r), _) => {
-                                match (u32::try_from(r.start), u32::try_from(r.len())) {
-                                    (Ok(start), Ok(len)) => BlockFilter::At { start, len },
-                                    _ => BlockFilter::MayMatch,
-                                }
-                            }
-                            (FilterSpan::NoMatch, _) => BlockFilter::NoMatch,
-                            (FilterSpan::MayMatch, _) => BlockFilter::MayMatch,
-                        };
-                        BlockLookup {
-                            handle,
-                            cached: Mutex::new(Weak::new()),
-                            filter,
                         }
-                    })
-                    .collect()
+                        (FilterSpan::Filter(r), _) => {
+                            match (u32::try_from(r.start), u32::try_from(r.len())) {
+                                (Ok(start), Ok(len)) => BlockFilter::At { start, len },
+                                _ => BlockFilter::MayMatch,
+                            }
+                        }
+                        (FilterSpan::NoMatch, _) => BlockFilter::NoMatch,
+                        (FilterSpan::MayMatch, _) => BlockFilter::MayMatch,
+                    };
+                    BlockLookup {
+                        handle,
+                        cached: Mutex::new(Weak::new()),
+                        filter,
+                        not_in_place: AtomicBool::new(false),
+                    }
+                }));
+                records.into_boxed_slice()
             })
             .get(pos)
     }
@@ -862,13 +875,24 @@ impl<R: RandomAccess> TableReader<R> {
             probe = !was_set;
         }
         let mut fresh = None;
-        if let Some(slot) = pos.and_then(|p| self.in_place_slot(p)) {
+        let in_place = match lookup {
+            Some(l) if l.not_in_place.load(AtomicOrdering::Relaxed) => None,
+            _ => pos.and_then(|p| self.in_place_slot(p)),
+        };
+        if let Some(slot) = in_place {
             match self.get_in_place(slot, handle, key, opts, value)? {
                 InPlaceLookup::Done(found) => return Ok(found),
                 InPlaceLookup::Read(block) => {
                     fresh = Some(Arc::new(CachedBlock::new(block, None, false)));
                 }
-                InPlaceLookup::NotHere => {}
+                InPlaceLookup::NotHere => {
+                    // A slot that was filled without a directory stays that way.
+                    if let (Some(l), Some(ip)) = (lookup, slot.get()) {
+                        if ip.dir.is_none() && ip.handle == handle {
+                            l.not_in_place.store(true, AtomicOrdering::Relaxed);
+                        }
+                    }
+                }
             }
         }
         let entry = match fresh {
