@@ -294,10 +294,12 @@ pub(crate) fn decode_block_in(
             got: raw.len(),
         });
     }
-    let compression = raw[size];
     if opts.verify_checksum {
-        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
+        // The checksum first: it streams through the block from its start, so the trailer
+        // is in the CPU cache when it is read (reading the type byte first costs a cache miss
+        // at the block's far end before the stream starts).
         let actual = crc32c::value(&raw[..size + 1]);
+        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
         if expected != actual {
             return Err(Error::ChecksumMismatch {
                 kind,
@@ -307,6 +309,7 @@ pub(crate) fn decode_block_in(
             });
         }
     }
+    let compression = raw[size];
     let data = if compression == COMPRESSION_NONE {
         raw.slice(..size)
     } else {
