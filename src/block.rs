@@ -298,7 +298,10 @@ impl Block {
     /// [`seek_value_range`](Self::seek_value_range) with the restart interval chosen from
     /// `hints` (built by [`restart_hints`](Self::restart_hints) with the same prefix map
     /// that gave `tp` for `target`): the block's restart array and restart keys are loaded
-    /// only for restart keys whose prefix equals the target's.
+    /// only for restart keys whose prefix equals the target's. Starting at an earlier restart
+    /// point than needed is always correct (the walk goes on past its interval), so the
+    /// hints only have to be right about never starting too late: a restart point is skipped
+    /// only when its key is known to be below the target.
     ///
     /// # Errors
     /// As [`seek_value_range`](Self::seek_value_range).

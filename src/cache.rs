@@ -2,10 +2,13 @@
 //!
 //! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
 //! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
-//! (`block_dir.rs`) when it has one. A block that is a zero-copy view of a memory map or an
-//! in-memory source owns no memory: it costs only its bookkeeping, and caching it records
-//! that its checksum was verified. The cache is sharded and lock-light (`quick_cache`), and a
-//! hit hands out a reference-counted entry: no copy, no allocation.
+//! (`block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 48 bytes
+//! of restart hints) is not charged, as LevelDB does not charge its `Block` object and
+//! handle. A block that is a zero-copy view of a memory map or an in-memory source owns no
+//! memory: it costs only its bookkeeping, and caching it records that its checksum was
+//! verified. The cache is sharded and lock-light (`quick_cache`), and a hit hands out a
+//! reference-counted entry: no copy, no allocation. Decompressed blocks live in pieces of
+//! huge-page slabs ([`BufferPool`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

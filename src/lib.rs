@@ -32,8 +32,9 @@
 //! # Ok(())
 //! # }
 //! ```
-// One documented `unsafe` block exists, in `mmap.rs` (the memory map); everything else is
-// checked by the compiler.
+// Two documented `unsafe` blocks exist: in `mmap.rs` (the memory map) and in `cache.rs`
+// (`madvise` advice that block buffers be backed by huge pages); everything else is checked
+// by the compiler.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

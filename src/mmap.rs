@@ -1,4 +1,5 @@
-//! Read-only memory maps of table files: the one `unsafe` block of the crate.
+//! Read-only memory maps of table files: one of the crate's two `unsafe` blocks (the other
+//! is the huge-page advice in `cache.rs`).
 //!
 //! A mapped table is read without system calls or copies: every block is a view of the
 //! mapping ([`Bytes`] shares it), uncompressed blocks are parsed in place, and the OS page

@@ -128,7 +128,7 @@ pub struct TableReader<R> {
     /// without hashing.
     in_place: OnceLock<Box<[OnceLock<InPlace>]>>,
     /// What a point lookup needs per data block after the index search, by index position,
-    /// in one 24-byte record (one cache miss): see [`BlockLookup`].
+    /// in one 128-byte record (two adjacent cache lines): see [`BlockLookup`].
     lookups: OnceLock<Box<[BlockLookup]>>,
 }
 
@@ -759,22 +759,90 @@ impl<R: RandomAccess> TableReader<R> {
         filter_key: &[u8],
         f: impl FnOnce(&[u8], &[u8]) -> T,
     ) -> Result<Option<T>> {
-        let Some(handle) = self.index_lookup_scratch(seek_key)? else {
-            return Ok(None);
-        };
-        if let Some(filter) = self.filter() {
-            if !filter.key_may_match(handle.offset, filter_key) {
-                return Ok(None);
+        let (lookup, handle, tp) = match self.parsed_index() {
+            Some(p) => {
+                let Some(pos) = p.seek_position(self.index.data(), &*self.comparator, seek_key)
+                else {
+                    return Ok(None);
+                };
+                let Some(l) = self.block_lookup(pos) else {
+                    return Ok(None);
+                };
+                if !self.lookup_may_match(l, filter_key) {
+                    return Ok(None);
+                }
+                (Some(l), l.handle, p.key_prefix(seek_key))
             }
-        }
-        let entry = self.load_data_block(handle, opts, None, true, true)?;
+            None => {
+                let Some(handle) = self.index_lookup_scratch(seek_key)? else {
+                    return Ok(None);
+                };
+                if let Some(filter) = self.filter() {
+                    if !filter.key_may_match(handle.offset, filter_key) {
+                        return Ok(None);
+                    }
+                }
+                (None, handle, 0)
+            }
+        };
+        let entry = match self.slot_entry(lookup, handle) {
+            (Some(e), _) => e,
+            (None, probe) => self.load_for_lookup(lookup, handle, opts, probe)?,
+        };
         let block = &entry.block;
         let mut key = SCRATCH.take();
-        let res = block
-            .seek_value_range(&*self.comparator, seek_key, &mut key)
-            .map(|r| r.map(|r| f(&key, &block.data()[r])));
+        let res = match &entry.hints {
+            Some(h) => block.seek_value_range_hinted(&*self.comparator, seek_key, tp, h, &mut key),
+            None => block.seek_value_range(&*self.comparator, seek_key, &mut key),
+        };
+        let res = res.map(|r| r.map(|r| f(&key, &block.data()[r])));
         SCRATCH.set(key);
         res
+    }
+
+    /// The live cache entry a lookup record's slot holds for the block at `handle` (its use
+    /// reported to the cache's policy), and otherwise whether the cache may hold the block
+    /// anyway: only if the slot was never filled (a scan or another reader of the table
+    /// loaded it). A slot whose entry died was evicted; probing would only miss (a cold
+    /// hash-table line).
+    #[inline]
+    fn slot_entry(
+        &self,
+        lookup: Option<&BlockLookup>,
+        handle: BlockHandle,
+    ) -> (Option<Arc<CachedBlock>>, bool) {
+        let (Some(l), Some(cache)) = (lookup, &self.cache) else {
+            return (None, true);
+        };
+        let (hit, was_set) = match l.cached.lock() {
+            Ok(w) => (w.upgrade(), !Weak::ptr_eq(&w, &Weak::new())),
+            Err(_) => (None, false),
+        };
+        match hit.filter(|e| e.block.handle() == handle) {
+            Some(e) => {
+                cache.note_hit(self.cache_id, handle.offset, &e);
+                (Some(e), false)
+            }
+            None => (None, !was_set),
+        }
+    }
+
+    /// The block at `handle` for a point lookup, from the cache (if `probe`) or the file,
+    /// with the lookup record's slot pointed at it.
+    fn load_for_lookup(
+        &self,
+        lookup: Option<&BlockLookup>,
+        handle: BlockHandle,
+        opts: ReadOptions,
+        probe: bool,
+    ) -> Result<Arc<CachedBlock>> {
+        let e = self.load_data_block(handle, opts, None, true, probe)?;
+        if let (Some(l), Some(_)) = (lookup, &self.cache) {
+            if let Ok(mut w) = l.cached.lock() {
+                *w = Arc::downgrade(&e);
+            }
+        }
+        Ok(e)
     }
 
     /// [`index_lookup`](Self::index_lookup) with thread-local scratch space (only used when
@@ -858,21 +926,9 @@ impl<R: RandomAccess> TableReader<R> {
                 }
             }
         }
-        let cached_slot = lookup.filter(|_| self.cache.is_some()).map(|l| &l.cached);
-        // Whether the cache may hold the block although the slot has no live entry: it was
-        // never loaded through the slot (another reader of the table, a scan). A slot whose
-        // entry died was evicted; probing would only miss (a cold hash-table line).
-        let mut probe = true;
-        if let (Some(slot), Some(cache)) = (cached_slot, &self.cache) {
-            let (hit, was_set) = match slot.lock() {
-                Ok(w) => (w.upgrade(), !Weak::ptr_eq(&w, &Weak::new())),
-                Err(_) => (None, false),
-            };
-            if let Some(e) = hit.filter(|e| e.block.handle() == handle) {
-                cache.note_hit(self.cache_id, handle.offset, &e);
-                return self.get_in_block(&e, key, tp, value);
-            }
-            probe = !was_set;
+        let (hit, probe) = self.slot_entry(lookup, handle);
+        if let Some(e) = hit {
+            return self.get_in_block(&e, key, tp, value);
         }
         let mut fresh = None;
         let in_place = match lookup {
@@ -897,21 +953,15 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let entry = match fresh {
             Some(e) => e,
-            None => {
-                let e = self.load_data_block(handle, opts, None, true, probe)?;
-                if let Some(mut w) = cached_slot.and_then(|s| s.lock().ok()) {
-                    *w = Arc::downgrade(&e);
-                }
-                e
-            }
+            None => self.load_for_lookup(lookup, handle, opts, probe)?,
         };
         self.get_in_block(&entry, key, tp, value)
     }
 
-    /// The value of `key` in a data block of a plain table, copied into `value`.
+    /// The value of `key` in a data block of a plain table, copied into `value`. `tp` is the
+    /// decoded index's prefix of `key` (used only with the entry's hints, which exist only
+    /// for tables with a decoded index).
     #[inline]
-    /// `tp` is the decoded index's prefix of `key` (used only with the entry's hints, which
-    /// exist only for tables with a decoded index).
     fn get_in_block(
         &self,
         entry: &CachedBlock,

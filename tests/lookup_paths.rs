@@ -242,3 +242,84 @@ fn lookup_records_answer_as_the_filter_block_for_damaged_offsets() {
     // The damage did rule some present keys out (the empty-range case), as LevelDB would.
     assert!(no_match_seen > 0);
 }
+
+/// Database tables (internal keys, several versions per user key, deletions): lookups at
+/// every snapshot through the lookup records and restart hints answer as the versions
+/// written, cached or evicted.
+#[test]
+fn database_tables_answer_every_snapshot() {
+    use leveldb_table::raw::internal_key::internal_key;
+    use leveldb_table::{Lookup, ValueType};
+
+    // User keys with 1 to 3 versions each; sequence numbers rise with insertion.
+    let mut versions: Vec<(Vec<u8>, u64, bool, Vec<u8>)> = Vec::new();
+    let mut seq = 1u64;
+    for i in 0..3000usize {
+        let user = format!("user/{:03}/{:05}", i % 7, i).into_bytes();
+        for v in 0..1 + i % 3 {
+            versions.push((user.clone(), seq, (i + v) % 5 == 0, value(i * 3 + v, 80)));
+            seq += 1;
+        }
+    }
+    // Internal key order: user key ascending, sequence descending.
+    versions.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let opts = Options::default()
+        .block_size(4096)
+        .compression(Compression::Snappy)
+        .bloom(10)
+        .internal_keys();
+    let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+    for (user, seq, deleted, v) in &versions {
+        let vt = if *deleted {
+            ValueType::Deletion
+        } else {
+            ValueType::Value
+        };
+        let stored: &[u8] = if *deleted { b"" } else { v };
+        b.add(&internal_key(user, *seq, vt), stored).unwrap();
+    }
+    let bytes = b.finish().unwrap().0;
+    for cache in [64u64 << 20, 16 << 10] {
+        let ro = ReaderOptions::default()
+            .keys(KeyFormat::Internal)
+            .block_cache(Arc::new(BlockCache::new(cache)));
+        let t = TableReader::open(bytes.clone(), ro).unwrap();
+        for round in 0..2 {
+            for (user, seq, deleted, v) in &versions {
+                // At the version's own sequence it is the newest visible one.
+                let got = t.lookup(user, *seq, ReadOptions::default()).unwrap();
+                let want = if *deleted {
+                    Lookup::Deleted { sequence: *seq }
+                } else {
+                    Lookup::Found {
+                        value: v.clone(),
+                        sequence: Some(*seq),
+                    }
+                };
+                assert_eq!(got, want, "cache {cache} round {round}: {user:?} at {seq}");
+                // Below the oldest version nothing is visible.
+                let oldest = versions
+                    .iter()
+                    .filter(|x| &x.0 == user)
+                    .map(|x| x.1)
+                    .min()
+                    .unwrap();
+                if *seq == oldest {
+                    assert_eq!(
+                        t.lookup(user, seq - 1, ReadOptions::default()).unwrap(),
+                        Lookup::NotFound
+                    );
+                }
+            }
+            // Absent user keys.
+            for i in 0..500 {
+                let absent = format!("user/{:03}/{:05}x", i % 7, i).into_bytes();
+                assert_eq!(
+                    t.lookup(&absent, u64::MAX >> 8, ReadOptions::default())
+                        .unwrap(),
+                    Lookup::NotFound
+                );
+            }
+        }
+    }
+}
