@@ -152,8 +152,8 @@ struct Slabs {
     free: Vec<Vec<BytesMut>>,
     /// The uncut rest of the newest slab.
     tail: BytesMut,
-    /// Bytes of all slabs allocated so far and still alive (approximately: a slab is
-    /// counted until the pool itself goes).
+    /// Bytes of all slabs allocated so far. Slabs live as long as the pool: each of their
+    /// pieces is either a block's buffer or on a free list.
     carved: usize,
 }
 
@@ -161,9 +161,10 @@ struct Slabs {
 const PIECE_STEP: usize = 512;
 /// Largest piece: bigger blocks (rare: LevelDB's default block is 4 KiB) use the heap.
 const POOL_MAX_BUFFER: usize = 256 << 10;
-/// Largest slab, and the size from which slabs are advised as huge pages (a slab holds
-/// three or more whole 2 MiB pages).
+/// Largest slab (caches of 64 MiB and more).
 const MAX_SLAB: usize = 8 << 20;
+/// Smallest slab advised as huge pages: it holds at least one whole 2 MiB page.
+const MIN_HUGE_SLAB: usize = 4 << 20;
 
 impl BufferPool {
     /// A pool for a cache of `capacity` bytes: slabs of an eighth of it (64 KiB to
@@ -238,7 +239,7 @@ impl BufferPool {
 fn new_slab(bytes: usize) -> BytesMut {
     let mut slab = BytesMut::with_capacity(bytes);
     #[cfg(target_os = "linux")]
-    if bytes >= MAX_SLAB {
+    if bytes >= MIN_HUGE_SLAB {
         advise_huge_pages(slab.spare_capacity_mut());
     }
     slab
