@@ -31,20 +31,25 @@ pub struct Block {
     handle: BlockHandle,
 }
 
-/// Restart points a [`RestartHints`] holds at most: a 4 KiB block of 100-byte entries at
-/// LevelDB's restart interval 16 has 3.
+/// Restart points a [`RestartHints`] holds: a 4 KiB block of 100-byte entries at LevelDB's
+/// restart interval 16 has 3. Blocks with more get this many, evenly sampled.
 pub(crate) const RESTART_HINTS: usize = 4;
 
 /// A block's restart points and a monotone `u64` prefix of each restart key (the table's
-/// decoded-index prefix), kept beside a cached block (48 bytes): a point lookup picks its
+/// decoded-index prefix), kept beside a cached block (56 bytes): a point lookup picks its
 /// restart interval from them without loading the block's restart array and restart keys,
-/// two dependent cache misses of every warm lookup (docs/performance.md).
+/// two dependent cache misses of every warm lookup (docs/performance.md). A block with more
+/// restart points than the hints hold gets a sample of them, which narrows the restart
+/// search to the points between two samples.
 #[derive(Clone, Debug)]
 pub(crate) struct RestartHints {
     n: u8,
+    /// `at` holds restart indices of sampled points instead of entry offsets.
+    sampled: bool,
     prefixes: [u64; RESTART_HINTS],
-    /// Entry offset of each restart point, then the offset of the restart array.
-    offsets: [u32; RESTART_HINTS + 1],
+    /// Entry offset of each restart point, then the offset of the restart array; or, when
+    /// `sampled`, the restart index of each sampled point, then the number of points.
+    at: [u32; RESTART_HINTS + 1],
 }
 
 /// Where one entry's parts are in a block's bytes.
@@ -322,7 +327,11 @@ impl Block {
             if hints.prefixes[i] != tp {
                 break;
             }
-            let off = hints.offsets[i] as usize;
+            let off = if hints.sampled {
+                self.restart_point(hints.at[i])
+            } else {
+                hints.at[i] as usize
+            };
             let h = match self.decode_entry(off) {
                 Some(h) if h.shared == 0 => h,
                 _ => return Err(self.bad_entry(off)),
@@ -333,33 +342,53 @@ impl Block {
             }
             start = i;
         }
-        let (p, end) = (hints.offsets[start], hints.offsets[start + 1]);
-        self.walk_to(cmp, target, p as usize, end as usize, key)
+        if !hints.sampled {
+            let (p, end) = (hints.at[start], hints.at[start + 1]);
+            return self.walk_to(cmp, target, p as usize, end as usize, key);
+        }
+        // The target's restart point lies between this sample and the next.
+        let (lo, hi) = (hints.at[start], hints.at[start + 1]);
+        let r = self.find_restart_in(cmp, target, lo, hi.saturating_sub(1).max(lo))?;
+        let end = if r + 1 < self.num_restarts {
+            self.restart_point(r + 1)
+        } else {
+            self.restarts
+        };
+        self.walk_to(cmp, target, self.restart_point(r), end, key)
     }
 
-    /// Up to [`RESTART_HINTS`] restart points with `prefix` of their keys, for blocks that
-    /// have no more restart points than that; `None` otherwise (or if a restart entry does
-    /// not decode: the lookup then reports it).
+    /// Up to [`RESTART_HINTS`] restart points (all of them, or an even sample) with `prefix`
+    /// of their keys; `None` if a restart entry does not decode (the lookup then reports it)
+    /// or the block is too large to describe.
     pub(crate) fn restart_hints(&self, prefix: impl Fn(&[u8]) -> u64) -> Option<RestartHints> {
-        let n = self.num_restarts as usize;
-        if n == 0 || n > RESTART_HINTS || u32::try_from(self.restarts).is_err() {
+        let total = self.num_restarts as usize;
+        if total == 0 || u32::try_from(self.restarts).is_err() {
             return None;
         }
+        let sampled = total > RESTART_HINTS;
+        let n = total.min(RESTART_HINTS);
         let mut hints = RestartHints {
             n: n as u8,
+            sampled,
             prefixes: [0; RESTART_HINTS],
-            offsets: [0; RESTART_HINTS + 1],
+            at: [0; RESTART_HINTS + 1],
         };
         for i in 0..n {
-            let off = self.restart_point(i as u32);
+            // ok: i * total / n < total <= u32::MAX (num_restarts is a u32).
+            let r = (i * total / n) as u32;
+            let off = self.restart_point(r);
             let h = self.decode_entry(off).filter(|h| h.shared == 0)?;
             hints.prefixes[i] = prefix(&self.data[h.key_at..h.key_at + h.non_shared]);
             // ok: off < restarts, checked above to fit in u32.
-            hints.offsets[i] = off as u32;
+            hints.at[i] = if sampled { r } else { off as u32 };
         }
-        hints.offsets[n] = self.restarts as u32;
-        // Offsets must rise for the walk's bounds to mean anything.
-        hints.offsets[..=n]
+        hints.at[n] = if sampled {
+            self.num_restarts
+        } else {
+            self.restarts as u32
+        };
+        // Offsets (or indices) must rise for the bounds to mean anything.
+        hints.at[..=n]
             .windows(2)
             .all(|w| w[0] <= w[1])
             .then_some(hints)
@@ -419,12 +448,22 @@ impl Block {
     /// Binary search over the restart points for the last one whose key is `< target`
     /// (or 0). Restart entries must have `shared == 0`.
     fn find_restart(&self, cmp: &dyn Comparator, target: &[u8]) -> Result<u32> {
-        let mut left = 0u32;
-        let mut right = self.num_restarts - 1;
-        if right <= 8 {
+        self.find_restart_in(cmp, target, 0, self.num_restarts - 1)
+    }
+
+    /// [`find_restart`](Self::find_restart) among the restart points `left..=right` (the
+    /// answer is `left` if no key there is below `target`; `right < num_restarts`).
+    fn find_restart_in(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        mut left: u32,
+        mut right: u32,
+    ) -> Result<u32> {
+        if right - left <= 8 {
             // Few restart points (a 4 KiB block of 100-byte entries has 3): load the lines
             // of all their keys at once rather than one miss per halving step.
-            let acc = (1..=right)
+            let acc = (left + 1..=right)
                 .map(|i| self.data.get(self.restart_point(i)).copied().unwrap_or(0))
                 .fold(0u8, |a, b| a ^ b);
             std::hint::black_box(acc);
@@ -664,3 +703,6 @@ impl<'c> BlockIter<'c> {
         while self.parse_next_key() && self.next_entry_offset() < original {}
     }
 }
+
+// The size the documentation (and docs/performance.md) gives for the hints.
+const _: () = assert!(std::mem::size_of::<Option<RestartHints>>() == 56);

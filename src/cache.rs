@@ -2,7 +2,7 @@
 //!
 //! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
 //! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
-//! (`block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 48 bytes
+//! (`block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
 //! of restart hints) is not charged, as LevelDB does not charge its `Block` object and
 //! handle. A block that is a zero-copy view of a memory map or an in-memory source owns no
 //! memory: it costs only its bookkeeping, and caching it records that its checksum was
@@ -54,7 +54,7 @@ impl CachedBlock {
         }
     }
 
-    /// This entry with `hints`. They are a fixed part of the entry's bookkeeping (48 bytes
+    /// This entry with `hints`. They are a fixed part of the entry's bookkeeping (56 bytes
     /// inline, like LevelDB's `Block` object and cache handle next to each cached block),
     /// which is not charged: the charge is the block's uncompressed size, as LevelDB's.
     pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {

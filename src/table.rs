@@ -546,7 +546,7 @@ impl<R: RandomAccess> TableReader<R> {
                     (for_lookup && !owns_bytes && !self.internal && self.comparator.is_bytewise())
                         .then(|| BlockDir::build(&block))
                         .flatten();
-                // Restart hints for owned blocks a lookup brings in (48 bytes of bookkeeping
+                // Restart hints for owned blocks a lookup brings in (56 bytes of bookkeeping
                 // next to ~4 KiB; a scan's blocks go without).
                 let hints = (for_lookup && owns_bytes)
                     .then(|| self.parsed_index())

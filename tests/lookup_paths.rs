@@ -323,3 +323,39 @@ fn database_tables_answer_every_snapshot() {
         }
     }
 }
+
+/// Blocks with many restart points (restart interval 1 and 2, small entries): the hints hold
+/// an even sample of them, and the restart search between two samples finds the entry.
+#[test]
+fn blocks_with_many_restart_points_use_sampled_hints() {
+    for restart in [1usize, 2, 5] {
+        let mut model = Model::new();
+        for i in 0..8000usize {
+            // Runs of keys sharing long prefixes, and some short keys, with 8-40 byte values.
+            let k = match i % 4 {
+                0 => format!("{:03}", i / 40).into_bytes(),
+                _ => format!("{:03}/{}/{:05}", i / 40, "y".repeat(i % 13), i).into_bytes(),
+            };
+            model.insert(k, value(i, 8 + i % 33));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ldb");
+        let opts = Options::default()
+            .block_size(4096)
+            .restart_interval(restart)
+            .compression(Compression::Snappy)
+            .bloom(10);
+        let mut b = TableBuilder::new(File::create(&path).unwrap(), &opts).unwrap();
+        for (k, v) in &model {
+            b.add(k, v).unwrap();
+        }
+        b.finish().unwrap();
+        for cache in [64u64 << 20, 12 << 10] {
+            let ro = ReaderOptions::default()
+                .keys(KeyFormat::Plain)
+                .block_cache(Arc::new(BlockCache::new(cache)));
+            let t = TableReader::open(CountingReader::new(File::open(&path).unwrap()), ro).unwrap();
+            check_all(&t, &model);
+        }
+    }
+}
