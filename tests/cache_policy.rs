@@ -3,6 +3,8 @@
 //! (their buffers are recycled for later decompressions), and the charge stays within the
 //! capacity.
 
+mod common;
+
 use std::fs::File;
 use std::sync::Arc;
 
@@ -22,16 +24,7 @@ fn key(i: usize) -> Vec<u8> {
 /// 1000 bytes, half of them a repeat of the other half, so that snappy keeps the blocks
 /// compressed (as in LevelDB's db_bench) and every read decompresses.
 fn value(i: usize) -> Vec<u8> {
-    let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let half: Vec<u8> = (0..500)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            b'a' + (x % 26) as u8
-        })
-        .collect();
-    [half.clone(), half].concat()
+    common::half_compressible(i, 1000)
 }
 
 /// A snappy table of `BLOCKS` data blocks, opened with a cache of `cache_blocks` blocks;

@@ -4,6 +4,8 @@
 //! every answer with the keys written, before and after the blocks are evicted, and checks
 //! that the filter still keeps absent keys away from the file.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::sync::Arc;
@@ -41,18 +43,7 @@ fn open(
 
 /// Half-compressible bytes, so snappy keeps blocks compressed.
 fn value(i: usize, len: usize) -> Vec<u8> {
-    let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let half: Vec<u8> = (0..len / 2)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            b'a' + (x % 26) as u8
-        })
-        .collect();
-    let mut v = [half.clone(), half].concat();
-    v.resize(len, b'.');
-    v
+    common::half_compressible(i, len)
 }
 
 /// Every key found with its value, and keys next to them (a byte more, a last byte bumped

@@ -151,3 +151,21 @@ impl Case {
             .collect()
     }
 }
+
+/// `len` bytes of letters whose second half repeats the first, different for each `seed`:
+/// snappy keeps blocks of such values compressed (about half their size), as LevelDB's
+/// db_bench values.
+pub fn half_compressible(seed: usize, len: usize) -> Vec<u8> {
+    let mut x = (seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let half: Vec<u8> = (0..len / 2)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b'a' + (x % 26) as u8
+        })
+        .collect();
+    let mut v = [half.clone(), half].concat();
+    v.resize(len, b'.');
+    v
+}
