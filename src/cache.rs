@@ -20,6 +20,7 @@ use quick_cache::Weighter;
 
 use crate::block::{Block, RestartHints};
 use crate::block_dir::BlockDir;
+use crate::comparator::Comparator;
 
 /// What the cache holds for one block.
 pub(crate) struct CachedBlock {
@@ -51,6 +52,23 @@ impl CachedBlock {
             },
             seen_at: AtomicU64::new(0),
             hints: None,
+        }
+    }
+
+    /// The block's [`Block::seek_value_range`], through the restart hints when the entry has
+    /// them (`tp` is the decoded index's prefix of `target`; hints exist only for tables
+    /// with a decoded index).
+    #[inline]
+    pub(crate) fn seek_value_range(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        tp: u64,
+        key: &mut Vec<u8>,
+    ) -> crate::error::Result<Option<std::ops::Range<usize>>> {
+        match &self.hints {
+            Some(h) => self.block.seek_value_range_hinted(cmp, target, tp, h, key),
+            None => self.block.seek_value_range(cmp, target, key),
         }
     }
 

@@ -148,7 +148,7 @@ impl ParsedIndex {
         cmp: &dyn Comparator,
         target: &[u8],
     ) -> Option<BlockHandle> {
-        self.seek_pos(data, cmp, target).map(|(_, h)| h)
+        self.handle(self.seek_position(data, cmp, target)?)
     }
 
     /// The prefix of `key` (a table key) that the search compares: a monotone map of keys
@@ -166,17 +166,6 @@ impl ParsedIndex {
     /// Number of entries (data blocks).
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// [`seek`](Self::seek), with the entry's position in the index (`< len()`).
-    pub(crate) fn seek_pos(
-        &self,
-        data: &[u8],
-        cmp: &dyn Comparator,
-        target: &[u8],
-    ) -> Option<(usize, BlockHandle)> {
-        let l = self.seek_position(data, cmp, target)?;
-        self.entries.get(l).map(|e| (l, e.handle))
     }
 
     /// Position of the first entry whose key is `>= target` under `cmp`, if any (`< len()`).

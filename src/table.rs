@@ -172,6 +172,17 @@ enum BlockFilter {
     At { start: u32, len: u32 },
 }
 
+/// Where a point lookup goes after the index search and the filter (`TableReader::route`).
+struct Route<'a> {
+    /// Position of the block in the decoded index, when the table has one.
+    pos: Option<usize>,
+    /// The block's lookup record, when the table has a decoded index.
+    lookup: Option<&'a BlockLookup>,
+    handle: BlockHandle,
+    /// The decoded index's prefix of the key (0 without a decoded index).
+    tp: u64,
+}
+
 /// What a lookup through `in_place` did.
 enum InPlaceLookup {
     /// Answered: found (value copied) or not.
@@ -699,20 +710,18 @@ impl<R: RandomAccess> TableReader<R> {
     /// Whether `key` may be in the block of `lookup`, by its filter.
     #[inline]
     fn lookup_may_match(&self, lookup: &BlockLookup, key: &[u8]) -> bool {
+        // Records say other than "may match" only when built with this filter block.
+        let Some(f) = self.filter() else {
+            return true;
+        };
         let bits = match &lookup.filter {
             BlockFilter::MayMatch => return true,
             BlockFilter::NoMatch => return false,
             BlockFilter::Inline { len, bits } => &bits[..usize::from(*len)],
-            BlockFilter::At { start, len } => match self.filter() {
-                // ok: the span was taken from this filter block (`block_lookup`).
-                Some(f) => &f.data()[*start as usize..][..*len as usize],
-                None => return true,
-            },
+            // ok: the span was taken from this filter block (`block_lookup`).
+            BlockFilter::At { start, len } => &f.data()[*start as usize..][..*len as usize],
         };
-        match self.filter() {
-            Some(f) => f.policy().key_may_match(key, bits),
-            None => true,
-        }
+        f.policy().key_may_match(key, bits)
     }
 
     /// The index decoded for searching, built on first use; `None` when the comparator is
@@ -759,45 +768,56 @@ impl<R: RandomAccess> TableReader<R> {
         filter_key: &[u8],
         f: impl FnOnce(&[u8], &[u8]) -> T,
     ) -> Result<Option<T>> {
-        let (lookup, handle, tp) = match self.parsed_index() {
-            Some(p) => {
-                let Some(pos) = p.seek_position(self.index.data(), &*self.comparator, seek_key)
-                else {
-                    return Ok(None);
-                };
-                let Some(l) = self.block_lookup(pos) else {
-                    return Ok(None);
-                };
-                if !self.lookup_may_match(l, filter_key) {
-                    return Ok(None);
-                }
-                (Some(l), l.handle, p.key_prefix(seek_key))
-            }
-            None => {
-                let Some(handle) = self.index_lookup_scratch(seek_key)? else {
-                    return Ok(None);
-                };
-                if let Some(filter) = self.filter() {
-                    if !filter.key_may_match(handle.offset, filter_key) {
-                        return Ok(None);
-                    }
-                }
-                (None, handle, 0)
-            }
+        let Some(Route {
+            lookup, handle, tp, ..
+        }) = self.route(seek_key, filter_key)?
+        else {
+            return Ok(None);
         };
         let entry = match self.slot_entry(lookup, handle) {
             (Some(e), _) => e,
             (None, probe) => self.load_for_lookup(lookup, handle, opts, probe)?,
         };
-        let block = &entry.block;
         let mut key = SCRATCH.take();
-        let res = match &entry.hints {
-            Some(h) => block.seek_value_range_hinted(&*self.comparator, seek_key, tp, h, &mut key),
-            None => block.seek_value_range(&*self.comparator, seek_key, &mut key),
-        };
-        let res = res.map(|r| r.map(|r| f(&key, &block.data()[r])));
+        let res = entry
+            .seek_value_range(&*self.comparator, seek_key, tp, &mut key)
+            .map(|r| r.map(|r| f(&key, &entry.block.data()[r])));
         SCRATCH.set(key);
         res
+    }
+
+    /// Where a point lookup for `seek_key` (a table key) goes: the data block the index
+    /// routes it to, if any and if the filter does not rule out `filter_key` (the user key
+    /// for database tables). Through the decoded index and the block's lookup record when
+    /// the table has them, else through the index block and the filter block.
+    #[inline]
+    fn route(&self, seek_key: &[u8], filter_key: &[u8]) -> Result<Option<Route<'_>>> {
+        if let Some(p) = self.parsed_index() {
+            let Some(pos) = p.seek_position(self.index.data(), &*self.comparator, seek_key) else {
+                return Ok(None);
+            };
+            let Some(l) = self.block_lookup(pos) else {
+                return Ok(None);
+            };
+            return Ok(self.lookup_may_match(l, filter_key).then(|| Route {
+                pos: Some(pos),
+                lookup: Some(l),
+                handle: l.handle,
+                tp: p.key_prefix(seek_key),
+            }));
+        }
+        let Some(handle) = self.index_lookup_scratch(seek_key)? else {
+            return Ok(None);
+        };
+        let excluded = self
+            .filter()
+            .is_some_and(|f| !f.key_may_match(handle.offset, filter_key));
+        Ok((!excluded).then_some(Route {
+            pos: None,
+            lookup: None,
+            handle,
+            tp: 0,
+        }))
     }
 
     /// The live cache entry a lookup record's slot holds for the block at `handle` (its use
@@ -898,34 +918,15 @@ impl<R: RandomAccess> TableReader<R> {
     /// [`get_into`](Self::get_into) for plain tables: through the cached block's search
     /// directory when it has one, else by searching the block.
     fn get_plain(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
-        let (pos, handle, tp) = match self.parsed_index() {
-            Some(p) => match p.seek_position(self.index.data(), &*self.comparator, key) {
-                Some(pos) => match self.block_lookup(pos) {
-                    Some(l) => (Some(pos), l.handle, p.key_prefix(key)),
-                    None => return Ok(false),
-                },
-                None => return Ok(false),
-            },
-            None => match self.index_lookup_scratch(key)? {
-                Some(h) => (None, h, 0),
-                None => return Ok(false),
-            },
+        let Some(Route {
+            pos,
+            lookup,
+            handle,
+            tp,
+        }) = self.route(key, key)?
+        else {
+            return Ok(false);
         };
-        let lookup = pos.and_then(|p| self.block_lookup(p));
-        match lookup {
-            Some(l) => {
-                if !self.lookup_may_match(l, key) {
-                    return Ok(false);
-                }
-            }
-            None => {
-                if let Some(filter) = self.filter() {
-                    if !filter.key_may_match(handle.offset, key) {
-                        return Ok(false);
-                    }
-                }
-            }
-        }
         let (hit, probe) = self.slot_entry(lookup, handle);
         if let Some(e) = hit {
             return self.get_in_block(&e, key, tp, value);
@@ -981,11 +982,7 @@ impl<R: RandomAccess> TableReader<R> {
             return Ok(true);
         }
         let mut k = SCRATCH.take();
-        let res = match &entry.hints {
-            Some(h) => block.seek_value_range_hinted(&*self.comparator, key, tp, h, &mut k),
-            None => block.seek_value_range(&*self.comparator, key, &mut k),
-        };
-        let found = match res {
+        let found = match entry.seek_value_range(&*self.comparator, key, tp, &mut k) {
             Ok(Some(r)) if k == key => {
                 value.extend_from_slice(&block.data()[r]);
                 Ok(true)
