@@ -57,6 +57,7 @@ mod io;
 #[cfg(feature = "mmap")]
 mod mmap;
 mod options;
+mod sketch;
 mod table;
 mod table_builder;
 mod table_iter;

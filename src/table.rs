@@ -503,8 +503,10 @@ impl<R: RandomAccess> TableReader<R> {
         for_lookup: bool,
         probe_cache: bool,
     ) -> Result<Arc<CachedBlock>> {
-        if let Some(cache) = self.cache.as_ref().filter(|_| probe_cache) {
-            if let Some(e) = cache.get_entry(self.cache_id, handle.offset) {
+        if let Some(cache) = &self.cache {
+            if !probe_cache {
+                cache.note_use(self.cache_id, handle.offset);
+            } else if let Some(e) = cache.get_entry(self.cache_id, handle.offset) {
                 if e.block.handle() == handle {
                     return Ok(e);
                 }

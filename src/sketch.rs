@@ -1,0 +1,142 @@
+//! An approximate count of how often each block was used recently: the frequency sketch
+//! behind the block cache's admission decisions (TinyLFU: Einziger, Friedman and Manes,
+//! "TinyLFU: A Highly Efficient Cache Admission Policy", ACM TOS 2017; the layout of four
+//! 4-bit counters inside one 64-byte block of the table follows Caffeine's
+//! `FrequencySketch`).
+//!
+//! ```text
+//! words: [u64; 8 * blocks]       one block = 8 words = 64 bytes = one cache line
+//! word:  16 counters of 4 bits   counter j = bits 4j..4j+4
+//! key hash h:  block  = h mod blocks
+//!              counter i (0..4) = word 2i + bit (h >> 32 + 8i) of the block,
+//!                                 nibble (h >> 33 + 8i) mod 16
+//! estimate(h) = min of its 4 counters (0..=15)
+//! ```
+//!
+//! Every `sample` increments all counters are halved, so that old popularity fades (the
+//! paper's "reset"; `sample` is ten times the number of items the cache is expected to
+//! hold, as in the paper and Caffeine). Counters are atomics updated with plain loads and
+//! stores: two threads incrementing at once may lose an increment, which only makes an
+//! estimate a little low, and never carries into a neighbouring counter.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Largest value of one counter.
+const MAX_COUNT: u64 = 15;
+
+/// Four 4-bit counters per key in a table of 64-byte blocks, halved every `sample` uses.
+#[derive(Debug)]
+pub(crate) struct FrequencySketch {
+    words: Box<[AtomicU64]>,
+    block_mask: u64,
+    additions: AtomicU64,
+    sample: u64,
+}
+
+impl FrequencySketch {
+    /// A sketch for about `items` keys held at a time (at least 16 counters per item).
+    pub(crate) fn new(items: usize) -> FrequencySketch {
+        let words = items.clamp(8, 1 << 24).next_power_of_two();
+        FrequencySketch {
+            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            block_mask: (words / 8 - 1) as u64,
+            additions: AtomicU64::new(0),
+            sample: 10 * items.max(1) as u64,
+        }
+    }
+
+    /// (word index, bit shift) of the four counters of hash `h`.
+    #[inline]
+    fn counters(&self, h: u64) -> [(usize, u32); 4] {
+        let block = ((h & self.block_mask) * 8) as usize;
+        let hi = h >> 32;
+        std::array::from_fn(|i| {
+            let bits = hi >> (8 * i);
+            // ok: block + 2i + 1 < block + 8 <= words.len()
+            (
+                block + 2 * i + (bits & 1) as usize,
+                ((bits >> 1) & 15) as u32 * 4,
+            )
+        })
+    }
+
+    /// How often `h` was seen lately (0..=15).
+    #[inline]
+    pub(crate) fn estimate(&self, h: u64) -> u8 {
+        self.counters(h)
+            .iter()
+            .map(|&(w, shift)| (self.words[w].load(Ordering::Relaxed) >> shift) & MAX_COUNT) // ok: counters() is in range
+            .min()
+            .unwrap_or(0) as u8
+    }
+
+    /// Counts one use of `h`.
+    #[inline]
+    pub(crate) fn increment(&self, h: u64) {
+        for (w, shift) in self.counters(h) {
+            let word = &self.words[w]; // ok: counters() is in range
+            let v = word.load(Ordering::Relaxed);
+            if (v >> shift) & MAX_COUNT < MAX_COUNT {
+                word.store(v + (1 << shift), Ordering::Relaxed);
+            }
+        }
+        if self.additions.fetch_add(1, Ordering::Relaxed) + 1 == self.sample {
+            self.halve();
+        }
+    }
+
+    /// Halves every counter (the reset that ages old uses).
+    fn halve(&self) {
+        for word in self.words.iter() {
+            let v = word.load(Ordering::Relaxed);
+            word.store((v >> 1) & 0x7777_7777_7777_7777, Ordering::Relaxed);
+        }
+        self.additions.fetch_sub(self.sample / 2, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(i: u64) -> u64 {
+        crate::cache::key_hash(1, i * 4096)
+    }
+
+    #[test]
+    fn counts_saturate_at_fifteen_and_keys_stay_apart() {
+        let s = FrequencySketch::new(1024);
+        for _ in 0..20 {
+            s.increment(hash(7));
+        }
+        s.increment(hash(8));
+        assert_eq!(s.estimate(hash(7)), 15);
+        assert_eq!(s.estimate(hash(8)), 1);
+        assert_eq!(s.estimate(hash(9)), 0);
+        // Over a few hundred keys the minimum of four counters rarely overcounts.
+        for i in 100..400 {
+            for _ in 0..(i % 4) {
+                s.increment(hash(i));
+            }
+        }
+        let exact = (100..400).filter(|&i| s.estimate(hash(i)) == (i % 4) as u8);
+        assert!(exact.count() >= 290);
+    }
+
+    #[test]
+    fn counts_halve_after_the_sample() {
+        let s = FrequencySketch::new(64); // a sample of 640 uses
+        for _ in 0..12 {
+            s.increment(hash(1));
+        }
+        assert_eq!(s.estimate(hash(1)), 12);
+        for _ in 0..(640 - 12 - 1) {
+            s.increment(hash(2));
+        }
+        assert_eq!((s.estimate(hash(1)), s.estimate(hash(2))), (12, 15));
+        // The 640th use halves everything.
+        s.increment(hash(2));
+        assert_eq!((s.estimate(hash(1)), s.estimate(hash(2))), (6, 7));
+        assert_eq!(s.additions.load(Ordering::Relaxed), 320);
+    }
+}
