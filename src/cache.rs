@@ -498,13 +498,12 @@ impl BlockCache {
         };
         let per_shard = capacity / shards;
         let items = usize::try_from((per_shard / 4096).clamp(4, 1 << 20)).unwrap_or(1 << 20);
-        let reserve = items.min(1 << 16);
         BlockCache {
+            // The maps and rings grow with their blocks (as LevelDB's table, which starts
+            // small): a cache is made at open, and a large one may never fill.
             shards: (0..shards)
                 .map(|_| {
                     Mutex::new(Shard {
-                        map: HashMap::with_capacity_and_hasher(reserve, Default::default()),
-                        ring: Vec::with_capacity(reserve),
                         capacity: per_shard,
                         ..Shard::default()
                     })

@@ -20,6 +20,7 @@
 //! estimate a little low, and never carries into a neighbouring counter.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// Largest value of one counter.
 const MAX_COUNT: u64 = 15;
@@ -27,7 +28,10 @@ const MAX_COUNT: u64 = 15;
 /// Four 4-bit counters per key in a table of 64-byte blocks, halved every `sample` uses.
 #[derive(Debug)]
 pub(crate) struct FrequencySketch {
-    words: Box<[AtomicU64]>,
+    /// Allocated at the first use: a cache is made when a table opens, and fresh memory
+    /// costs a page fault per 4 KiB (a 64 MiB cache has 128 KiB of counters).
+    words: OnceLock<Box<[AtomicU64]>>,
+    len: usize,
     block_mask: u64,
     additions: AtomicU64,
     sample: u64,
@@ -38,7 +42,8 @@ impl FrequencySketch {
     pub(crate) fn new(items: usize) -> FrequencySketch {
         let words = items.clamp(8, 1 << 24).next_power_of_two();
         FrequencySketch {
-            words: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            words: OnceLock::new(),
+            len: words,
             block_mask: (words / 8 - 1) as u64,
             additions: AtomicU64::new(0),
             sample: 10 * items.max(1) as u64,
@@ -60,12 +65,22 @@ impl FrequencySketch {
         })
     }
 
+    /// The counters, allocated now if not yet.
+    #[inline]
+    fn words(&self) -> &[AtomicU64] {
+        self.words
+            .get_or_init(|| (0..self.len).map(|_| AtomicU64::new(0)).collect())
+    }
+
     /// How often `h` was seen lately (0..=15).
     #[inline]
     pub(crate) fn estimate(&self, h: u64) -> u8 {
+        let Some(words) = self.words.get() else {
+            return 0;
+        };
         self.counters(h)
             .iter()
-            .map(|&(w, shift)| (self.words[w].load(Ordering::Relaxed) >> shift) & MAX_COUNT) // ok: counters() is in range
+            .map(|&(w, shift)| (words[w].load(Ordering::Relaxed) >> shift) & MAX_COUNT) // ok: counters() is in range
             .min()
             .unwrap_or(0) as u8
     }
@@ -73,8 +88,9 @@ impl FrequencySketch {
     /// Counts one use of `h`.
     #[inline]
     pub(crate) fn increment(&self, h: u64) {
+        let words = self.words();
         for (w, shift) in self.counters(h) {
-            let word = &self.words[w]; // ok: counters() is in range
+            let word = &words[w]; // ok: counters() is in range
             let v = word.load(Ordering::Relaxed);
             if (v >> shift) & MAX_COUNT < MAX_COUNT {
                 word.store(v + (1 << shift), Ordering::Relaxed);
@@ -87,7 +103,7 @@ impl FrequencySketch {
 
     /// Halves every counter (the reset that ages old uses).
     fn halve(&self) {
-        for word in self.words.iter() {
+        for word in self.words() {
             let v = word.load(Ordering::Relaxed);
             word.store((v >> 1) & 0x7777_7777_7777_7777, Ordering::Relaxed);
         }
