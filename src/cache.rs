@@ -665,6 +665,117 @@ mod tests {
         assert!(matches!(pool.take(1 << 20), BlockBuf::Heap(_)));
     }
 
+    /// A cached block of about `bytes` bytes (its charge is its exact size).
+    fn entry(bytes: usize) -> Arc<CachedBlock> {
+        let mut b = crate::block_builder::BlockBuilder::new(16);
+        b.add(b"k", &vec![7u8; bytes.saturating_sub(16)]);
+        let data = Bytes::copy_from_slice(b.finish());
+        let handle = crate::format::BlockHandle {
+            offset: 0,
+            size: data.len() as u64,
+        };
+        let block = Block::new(data, crate::error::BlockKind::Data, handle).unwrap();
+        Arc::new(CachedBlock::new(block, None, true))
+    }
+
+    /// Uses of block `k` of table 1, `n` times (through the cache, found or not).
+    fn use_block(c: &BlockCache, k: u64, n: usize) -> bool {
+        (0..n).fold(false, |_, _| c.get_entry(1, k).is_some())
+    }
+
+    /// A full cache takes a block in place of one used less often lately, and declines one
+    /// used no more often than the block it would evict; either way the charge stays
+    /// within the capacity and equals the entries' charges.
+    #[test]
+    fn full_cache_admits_by_recent_use() {
+        let one = entry(1000).charge;
+        let c = BlockCache::new(4 * one);
+        assert_eq!(c.shards.len(), 1);
+        for k in 0..4 {
+            use_block(&c, k, 2);
+            assert!(c.insert_entry(1, k, entry(1000)));
+        }
+        assert_eq!((c.len(), c.charge()), (4, 4 * one));
+        // Block 9, seen once, against blocks used twice (and twice more now, which the
+        // CLOCK hand takes back on its way): declined.
+        for k in 0..4 {
+            assert!(use_block(&c, k, 1));
+        }
+        use_block(&c, 9, 1);
+        assert!(!c.insert_entry(1, 9, entry(1000)));
+        assert!((0..4).all(|k| use_block(&c, k, 1)), "nothing was evicted");
+        // Block 8, used more often than any of them: admitted, one of them evicted.
+        use_block(&c, 8, 8);
+        assert!(c.insert_entry(1, 8, entry(1000)));
+        assert!(use_block(&c, 8, 1));
+        assert_eq!((c.len(), c.charge()), (4, 4 * one));
+        let kept = (0..4).filter(|&k| c.get_entry(1, k).is_some()).count();
+        assert_eq!(kept, 3);
+    }
+
+    /// Blocks larger than a shard are not cached; the same key offered again replaces its
+    /// entry and its charge.
+    #[test]
+    fn oversized_blocks_and_replaced_entries() {
+        let c = BlockCache::new(10_000);
+        assert!(!c.insert_entry(1, 0, entry(20_000)));
+        assert!(c.is_empty());
+        assert!(c.insert_entry(1, 0, entry(3000)));
+        let small = entry(2000);
+        let charge = small.charge;
+        assert!(c.insert_entry(1, 0, small.clone()));
+        assert_eq!((c.len(), c.charge()), (1, charge));
+        assert!(Arc::ptr_eq(&c.get_entry(1, 0).unwrap(), &small));
+        // Another table's block at the same offset is another key.
+        assert!(c.get_entry(2, 0).is_none());
+    }
+
+    /// A 64 MiB cache has 16 shards (LevelDB's count), a small one a single shard; keys
+    /// spread over the shards.
+    #[test]
+    fn shards_by_capacity() {
+        assert_eq!(BlockCache::new(64 << 20).shards.len(), 16);
+        assert_eq!(BlockCache::new(8 << 20).shards.len(), 4);
+        assert_eq!(BlockCache::new(6 << 20).shards.len(), 2);
+        assert_eq!(BlockCache::new(1).shards.len(), 1);
+        let c = BlockCache::new(64 << 20);
+        let mut seen = [0usize; 16];
+        for off in 0..1600u64 {
+            seen[c.locate(3, off * 4096).0] += 1;
+        }
+        assert!(seen.iter().all(|&n| (50..=150).contains(&n)), "{seen:?}");
+    }
+
+    /// Threads offering, finding and using blocks at once: the charge stays within the
+    /// capacity, and every entry found is the block asked for.
+    #[test]
+    fn threads_share_a_full_cache() {
+        let one = entry(1000).charge;
+        let c = Arc::new(BlockCache::new(32 * one));
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let c = c.clone();
+                s.spawn(move || {
+                    for i in 0..3000u64 {
+                        let k = (i * 7 + t * 13) % 97;
+                        match c.get_entry(1, k * 4096) {
+                            Some(e) => assert_eq!(e.block.size(), entry(1000).block.size()),
+                            None => {
+                                c.insert_entry(1, k * 4096, entry(1000));
+                            }
+                        }
+                        if let Some(e) = c.get_entry(1, k * 4096) {
+                            c.note_hit(1, k * 4096, &e);
+                        }
+                        assert!(c.charge() <= c.capacity());
+                    }
+                });
+            }
+        });
+        assert!(c.len() <= 32 && c.len() >= 16, "{} entries", c.len());
+        assert_eq!(c.charge(), c.len() as u64 * one);
+    }
+
     /// The pool stops cutting slabs at its limit; blocks then get heap buffers.
     #[test]
     fn pool_is_bounded() {
