@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use bytes::{Bytes, BytesMut};
 
@@ -33,6 +33,22 @@ pub(crate) struct CachedBlock {
     charge: u64,
     /// Uses since the cache's CLOCK hand last passed (up to [`MAX_REF`]).
     referenced: AtomicU8,
+    /// The table lookup record holding this entry outside the cache, if any: told when
+    /// the cache lets the entry go.
+    link: Mutex<Option<SlotLink>>,
+}
+
+/// A holder of cache entries outside the cache: a table's lookup records, each of which
+/// may hold its block's entry for lookups that skip the cache (`table.rs`).
+pub(crate) trait SlotOwner: Send + Sync {
+    /// The cache has let `entry` go: slot `index` must drop it if it holds it.
+    fn release(&self, index: usize, entry: &Arc<CachedBlock>);
+}
+
+/// Where an entry is held outside the cache.
+struct SlotLink {
+    owner: Weak<dyn SlotOwner>,
+    index: usize,
 }
 
 /// Charge of the bookkeeping of one entry (the entry, its `Arc` and the block handle).
@@ -52,24 +68,43 @@ impl CachedBlock {
                 charge + ENTRY_OVERHEAD
             },
             referenced: AtomicU8::new(0),
+            link: Mutex::new(None),
             hints: None,
         }
     }
 
-    /// The block's [`Block::seek_value_range`], through the restart hints when the entry has
-    /// them (`tp` is the decoded index's prefix of `target`; hints exist only for tables
-    /// with a decoded index).
+    /// Records that a slot outside the cache (`owner`'s slot `index`) holds this entry.
+    /// Called while the entry is resident, under its shard's lock (see
+    /// [`BlockCache::insert_entry_with`]), so that an eviction cannot slip in between.
+    pub(crate) fn link_to(&self, owner: Weak<dyn SlotOwner>, index: usize) {
+        if let Ok(mut l) = self.link.lock() {
+            *l = Some(SlotLink { owner, index });
+        }
+    }
+
+    /// The entry's reference count, for [`mark_used`](Self::mark_used).
     #[inline]
-    pub(crate) fn seek_value_range(
-        &self,
-        cmp: &dyn Comparator,
-        target: &[u8],
-        tp: u64,
-        key: &mut Vec<u8>,
-    ) -> crate::error::Result<Option<std::ops::Range<usize>>> {
-        match &self.hints {
-            Some(h) => self.block.seek_value_range_hinted(cmp, target, tp, h, key),
-            None => self.block.seek_value_range(cmp, target, key),
+    pub(crate) fn references(&self) -> u8 {
+        self.referenced.load(Ordering::Relaxed)
+    }
+
+    /// Counts a use seen by a slot holding the entry, given its reference count read
+    /// earlier (`references`): a slot reads it before searching the block, so that the
+    /// entry's line arrives meanwhile. A racing update may be lost (one use uncounted).
+    #[inline]
+    pub(crate) fn mark_used(&self, refs: u8) {
+        if refs < MAX_REF {
+            self.referenced.store(refs + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// Tells the slot holding this entry outside the cache, if any, to drop it.
+    fn release(self: &Arc<Self>) {
+        let link = self.link.lock().ok().and_then(|mut l| l.take());
+        if let Some(SlotLink { owner, index }) = link {
+            if let Some(owner) = owner.upgrade() {
+                owner.release(index, self);
+            }
         }
     }
 
@@ -88,6 +123,23 @@ impl CachedBlock {
     pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {
         self.hints = hints;
         self
+    }
+}
+
+/// [`Block::seek_value_range`] of `block`, through its restart hints when there are any
+/// (`tp` is the decoded index's prefix of `target`).
+#[inline]
+pub(crate) fn seek_value_range(
+    block: &Block,
+    hints: Option<&RestartHints>,
+    cmp: &dyn Comparator,
+    target: &[u8],
+    tp: u64,
+    key: &mut Vec<u8>,
+) -> crate::error::Result<Option<std::ops::Range<usize>>> {
+    match hints {
+        Some(h) => block.seek_value_range_hinted(cmp, target, tp, h, key),
+        None => block.seek_value_range(cmp, target, key),
     }
 }
 
@@ -387,14 +439,15 @@ impl Hasher for KeyHasher {
 }
 
 impl Shard {
-    /// Whether `entry` (key `key`, hash `hash`) joined the shard. `freq` estimates its
-    /// recent uses; `sketch` those of the blocks it may displace.
+    /// Whether `entry` (key `key`, hash `hash`) joined the shard; if so, `on_admit` has
+    /// run on it under the shard's lock. `sketch` estimates recent uses.
     fn insert(
         &mut self,
         key: (u64, u64),
         hash: u64,
         entry: Arc<CachedBlock>,
         sketch: &FrequencySketch,
+        on_admit: impl FnOnce(&Arc<CachedBlock>),
     ) -> bool {
         let weight = entry.charge.max(1);
         if weight > self.capacity {
@@ -405,7 +458,9 @@ impl Shard {
             if let Some(r) = self.ring.get_mut(i).and_then(Option::as_mut) {
                 self.charge = self.charge - r.weight + weight;
                 r.weight = weight;
-                r.entry = entry;
+                on_admit(&entry);
+                let old = std::mem::replace(&mut r.entry, entry);
+                old.release();
             }
             while self.charge > self.capacity && self.evict_one(None, sketch) {}
             return true;
@@ -416,6 +471,7 @@ impl Shard {
                 return false;
             }
         }
+        on_admit(&entry);
         let resident = Some(Resident {
             key,
             hash,
@@ -467,6 +523,7 @@ impl Shard {
                 self.map.remove(&r.key);
                 self.charge -= r.weight;
                 self.free.push(i);
+                r.entry.release();
             }
             self.hand += 1;
             return true;
@@ -546,6 +603,18 @@ impl BlockCache {
     /// The cached entry of (`id`, `offset`); found or not, counted as a use.
     #[inline]
     pub(crate) fn get_entry(&self, id: u64, offset: u64) -> Option<Arc<CachedBlock>> {
+        self.get_entry_with(id, offset, |_| {})
+    }
+
+    /// [`get_entry`](Self::get_entry), running `on_found` on the entry under its shard's
+    /// lock (while it is certainly resident).
+    #[inline]
+    pub(crate) fn get_entry_with(
+        &self,
+        id: u64,
+        offset: u64,
+        on_found: impl FnOnce(&Arc<CachedBlock>),
+    ) -> Option<Arc<CachedBlock>> {
         let (s, h) = self.locate(id, offset);
         let found = match self.shards[s].lock() {
             // ok: s <= shard_mask < shards.len()
@@ -554,7 +623,10 @@ impl BlockCache {
                 .get(&(id, offset))
                 .and_then(|&i| shard.ring.get(i))
                 .and_then(Option::as_ref)
-                .map(|r| r.entry.clone()),
+                .map(|r| {
+                    on_found(&r.entry);
+                    r.entry.clone()
+                }),
             Err(_) => None,
         };
         if let Some(e) = &found {
@@ -566,25 +638,31 @@ impl BlockCache {
 
     /// Offers `entry` to the cache; returns whether it was admitted.
     pub(crate) fn insert_entry(&self, id: u64, offset: u64, entry: Arc<CachedBlock>) -> bool {
+        self.insert_entry_with(id, offset, entry, |_| {})
+    }
+
+    /// [`insert_entry`](Self::insert_entry), running `on_admit` on the entry under its
+    /// shard's lock if it is admitted: a slot that holds the entry outside the cache
+    /// ([`CachedBlock::link_to`]) is then always told when it leaves.
+    pub(crate) fn insert_entry_with(
+        &self,
+        id: u64,
+        offset: u64,
+        entry: Arc<CachedBlock>,
+        on_admit: impl FnOnce(&Arc<CachedBlock>),
+    ) -> bool {
         let (s, h) = self.locate(id, offset);
         let sketch = &self.sketches[s]; // ok: s < shards.len()
         match self.shards[s].lock() {
             // ok: as above
-            Ok(mut shard) => shard.insert((id, offset), h, entry, sketch),
+            Ok(mut shard) => shard.insert((id, offset), h, entry, sketch, on_admit),
             Err(_) => false,
         }
     }
 
-    /// Records a use of `entry` (table `id`, block at `offset`) that a table served from its
-    /// own per-block slot, without the shard's lock: the entry's reference count and the
-    /// frequency sketch.
-    #[inline]
-    pub(crate) fn note_hit(&self, id: u64, offset: u64, entry: &CachedBlock) {
-        entry.note_use();
-        self.note_use(id, offset);
-    }
-
-    /// Records a use of the block (`id`, `offset`) that the caller knows is not cached.
+    /// Records a use of the block (`id`, `offset`) in the frequency sketch alone: a use the
+    /// caller knows the cache does not hold the block for, or one served from a slot
+    /// holding the entry (which marks the entry itself, [`CachedBlock::mark_used`]).
     #[inline]
     pub(crate) fn note_use(&self, id: u64, offset: u64) {
         let (s, h) = self.locate(id, offset);
@@ -765,7 +843,8 @@ mod tests {
                             }
                         }
                         if let Some(e) = c.get_entry(1, k * 4096) {
-                            c.note_hit(1, k * 4096, &e);
+                            e.mark_used(e.references());
+                            c.note_use(1, k * 4096);
                         }
                         assert!(c.charge() <= c.capacity());
                     }

@@ -15,9 +15,10 @@
 //!
 //! Every `sample` increments all counters are halved, so that old popularity fades (the
 //! paper's "reset"; `sample` is ten times the number of items the cache is expected to
-//! hold, as in the paper and Caffeine). Counters are atomics updated with plain loads and
-//! stores: two threads incrementing at once may lose an increment, which only makes an
-//! estimate a little low, and never carries into a neighbouring counter.
+//! hold, as in the paper and Caffeine). Counters and the count of uses are atomics updated
+//! with plain loads and stores: two threads incrementing at once may lose an increment,
+//! which only makes an estimate a little low (or the halving a little late), and never
+//! carries into a neighbouring counter.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -96,8 +97,14 @@ impl FrequencySketch {
                 word.store(v + (1 << shift), Ordering::Relaxed);
             }
         }
-        if self.additions.fetch_add(1, Ordering::Relaxed) + 1 == self.sample {
+        // A load and a store, not a read-modify-write: on x86 that is a locked instruction,
+        // which waits for every earlier store of the lookup to reach the cache. Racing
+        // threads may lose a count, which only delays the next halving a little.
+        let n = self.additions.load(Ordering::Relaxed) + 1;
+        if n >= self.sample {
             self.halve();
+        } else {
+            self.additions.store(n, Ordering::Relaxed);
         }
     }
 
@@ -107,7 +114,7 @@ impl FrequencySketch {
             let v = word.load(Ordering::Relaxed);
             word.store((v >> 1) & 0x7777_7777_7777_7777, Ordering::Relaxed);
         }
-        self.additions.fetch_sub(self.sample / 2, Ordering::Relaxed);
+        self.additions.store(self.sample / 2, Ordering::Relaxed);
     }
 }
 

@@ -16,13 +16,13 @@ use std::cmp::Ordering;
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, RwLock, Weak};
 
 use bytes::Bytes;
 
-use crate::block::Block;
+use crate::block::{Block, RestartHints};
 use crate::block_dir::BlockDir;
-use crate::cache::{BlockCache, CachedBlock};
+use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
 use crate::comparator::{BytewiseComparator, Comparator};
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
@@ -128,33 +128,78 @@ pub struct TableReader<R> {
     /// without hashing.
     in_place: OnceLock<Box<[OnceLock<InPlace>]>>,
     /// What a point lookup needs per data block after the index search, by index position,
-    /// in one 128-byte record (two adjacent cache lines): see [`BlockLookup`].
-    lookups: OnceLock<Box<[BlockLookup]>>,
+    /// in one 256-byte record: see [`BlockLookup`].
+    lookups: OnceLock<Arc<Lookups>>,
 }
 
-/// Per data block, for point lookups: its handle, its filter, and the cache entry the last
-/// lookup there used, in one 128-byte record (two adjacent cache lines, which the CPU
-/// fetches together).
+/// Per data block, for point lookups: its handle, its filter, and the block itself while
+/// the cache holds it, in one 256-byte record (four cache lines in two adjacent pairs, which
+/// the CPU fetches together).
 ///
 /// After the index search has found the block's position, everything else a lookup needs
-/// before the block itself is here: in the index's entries and the filter block it would be
-/// three more dependent cache misses (the handle, the filter's offset, the filter's bits).
-/// The cache entry is a shortcut to the block: `Weak`, so the cache alone decides what stays
-/// in memory (an evicted block's bytes are freed; its slot keeps a dead pointer until the
-/// next load). It saves hashing and probing the shared cache on every hit; uses are still
-/// reported to the cache's eviction policy (`BlockCache::note_hit`).
+/// before the block's bytes is here: in the index's entries and the filter block it would be
+/// three more dependent cache misses (the handle, the filter's offset, the filter's bits),
+/// and through the cache a hash probe and the cache entry. The slot holds the cached
+/// block (its bytes, restart hints and cache entry) while the cache keeps it: the cache
+/// tells the record when it evicts the block ([`SlotOwner`]), so the cache alone decides
+/// what stays in memory, and a hit reads the block's bytes straight from the record. Uses
+/// are still reported to the cache's eviction policy (`CachedBlock::mark_used`, the
+/// cache's frequency sketch).
 #[repr(align(128))]
 struct BlockLookup {
     handle: BlockHandle,
-    cached: Mutex<Weak<CachedBlock>>,
     filter: BlockFilter,
     /// Set once the in-place path (`in_place`) has found it has nothing for this block
     /// (stored compressed, or no directory): lookups then skip its slot, another cache line.
     not_in_place: AtomicBool,
+    slot: RwLock<Slot>,
 }
 
-// The record is two cache lines, no more.
-const _: () = assert!(std::mem::size_of::<BlockLookup>() == 128);
+// Four cache lines, no more.
+const _: () = assert!(std::mem::size_of::<BlockLookup>() == 256);
+
+/// What a [`BlockLookup`]'s slot holds.
+enum Slot {
+    /// Never filled: the cache may hold the block anyway (a scan or another path loaded it).
+    Never,
+    /// The cache let the block go, or did not take it: probing it would only miss.
+    Gone,
+    /// The block, while the cache holds it.
+    Held(Held),
+}
+
+/// A cached block as a lookup record holds it: what a lookup reads, without the cache
+/// entry's line (the entry is kept for its identity and reference count).
+struct Held {
+    entry: Arc<CachedBlock>,
+    block: Block,
+    hints: Option<RestartHints>,
+}
+
+/// The lookup records of a table, shared with the cache so that it can empty a record's
+/// slot when it evicts the block.
+struct Lookups(Box<[BlockLookup]>);
+
+impl SlotOwner for Lookups {
+    fn release(&self, index: usize, entry: &Arc<CachedBlock>) {
+        if let Some(Ok(mut slot)) = self.0.get(index).map(|l| l.slot.write()) {
+            if matches!(&*slot, Slot::Held(h) if Arc::ptr_eq(&h.entry, entry)) {
+                *slot = Slot::Gone;
+            }
+        }
+    }
+}
+
+/// What `load_data_block` runs on a block's cache entry while the cache holds it.
+type Install<'a> = dyn Fn(&Arc<CachedBlock>) + 'a;
+
+/// What [`TableReader::held_lookup`] found.
+enum HeldLookup<T> {
+    /// The record held the block: the lookup's result.
+    Hit(T),
+    /// Not held; `probe`: the cache may hold the block all the same.
+    Miss { probe: bool },
+}
 
 /// Filter bytes a [`BlockLookup`] holds inline (a 4 KiB block of 100-byte entries at 10
 /// bits per key has a 50-byte filter).
@@ -485,7 +530,7 @@ impl<R: RandomAccess> TableReader<R> {
         readahead: Option<&mut Readahead>,
     ) -> Result<Block> {
         Ok(self
-            .load_data_block(handle, opts, readahead, false, true)?
+            .load_data_block(handle, opts, readahead, false, true, None)?
             .block
             .clone())
     }
@@ -495,6 +540,8 @@ impl<R: RandomAccess> TableReader<R> {
     /// where they are, never through readahead. `for_lookup`: a point lookup reads the
     /// block, so a directory is worth building if the block is cached (scans do not search).
     /// `probe_cache`: false when the caller knows the cache does not hold the block.
+    /// `install` runs on the entry while the cache holds it (found there or admitted),
+    /// under the cache's lock.
     fn load_data_block(
         &self,
         handle: BlockHandle,
@@ -502,11 +549,19 @@ impl<R: RandomAccess> TableReader<R> {
         readahead: Option<&mut Readahead>,
         for_lookup: bool,
         probe_cache: bool,
+        install: Option<&Install<'_>>,
     ) -> Result<Arc<CachedBlock>> {
+        let install = |e: &Arc<CachedBlock>| {
+            if let Some(f) = install {
+                if e.block.handle() == handle {
+                    f(e);
+                }
+            }
+        };
         if let Some(cache) = &self.cache {
             if !probe_cache {
                 cache.note_use(self.cache_id, handle.offset);
-            } else if let Some(e) = cache.get_entry(self.cache_id, handle.offset) {
+            } else if let Some(e) = cache.get_entry_with(self.cache_id, handle.offset, install) {
                 if e.block.handle() == handle {
                     return Ok(e);
                 }
@@ -566,7 +621,7 @@ impl<R: RandomAccess> TableReader<R> {
                     .flatten()
                     .and_then(|p| block.restart_hints(|k| p.key_prefix(k)));
                 let e = Arc::new(CachedBlock::new(block, dir, owns_bytes).with_hints(hints));
-                cache.insert_entry(self.cache_id, handle.offset, e.clone());
+                cache.insert_entry_with(self.cache_id, handle.offset, e.clone(), install);
                 Ok(e)
             }
             _ => Ok(Arc::new(CachedBlock::new(block, None, owns_bytes))),
@@ -699,13 +754,14 @@ impl<R: RandomAccess> TableReader<R> {
                     };
                     BlockLookup {
                         handle,
-                        cached: Mutex::new(Weak::new()),
                         filter,
                         not_in_place: AtomicBool::new(false),
+                        slot: RwLock::new(Slot::Never),
                     }
                 }));
-                records.into_boxed_slice()
+                Arc::new(Lookups(records.into_boxed_slice()))
             })
+            .0
             .get(pos)
     }
 
@@ -763,29 +819,37 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// LevelDB's `InternalGet`: finds the first entry `>= seek_key`, consulting the filter
     /// with `filter_key` before reading the block, and hands it to `f`.
-    fn find<T>(
+    fn find<T, F: FnOnce(&[u8], &[u8]) -> T>(
         &self,
         opts: ReadOptions,
         seek_key: &[u8],
         filter_key: &[u8],
-        f: impl FnOnce(&[u8], &[u8]) -> T,
+        f: F,
     ) -> Result<Option<T>> {
         let Some(Route {
-            lookup, handle, tp, ..
+            pos,
+            lookup,
+            handle,
+            tp,
         }) = self.route(seek_key, filter_key)?
         else {
             return Ok(None);
         };
-        let entry = match self.slot_entry(lookup, handle) {
-            (Some(e), _) => e,
-            (None, probe) => self.load_for_lookup(lookup, handle, opts, probe)?,
+        let cmp = &*self.comparator;
+        let search = |block: &Block, hints: Option<&RestartHints>, f: &mut Option<_>| {
+            let mut key = SCRATCH.take();
+            let res = cache::seek_value_range(block, hints, cmp, seek_key, tp, &mut key)
+                .map(|r| r.and_then(|r| f.take().map(|f: F| f(&key, &block.data()[r]))));
+            SCRATCH.set(key);
+            res
         };
-        let mut key = SCRATCH.take();
-        let res = entry
-            .seek_value_range(&*self.comparator, seek_key, tp, &mut key)
-            .map(|r| r.map(|r| f(&key, &entry.block.data()[r])));
-        SCRATCH.set(key);
-        res
+        let mut f = Some(f);
+        let probe = match self.held_lookup(lookup, handle, |b, h| search(b, h, &mut f)) {
+            HeldLookup::Hit(r) => return r,
+            HeldLookup::Miss { probe } => probe,
+        };
+        let entry = self.load_for_lookup(pos, handle, opts, probe)?;
+        search(&entry.block, entry.hints.as_ref(), &mut f)
     }
 
     /// Where a point lookup for `seek_key` (a table key) goes: the data block the index
@@ -822,46 +886,83 @@ impl<R: RandomAccess> TableReader<R> {
         }))
     }
 
-    /// The live cache entry a lookup record's slot holds for the block at `handle` (its use
-    /// reported to the cache's policy), and otherwise whether the cache may hold the block
-    /// anyway: only if the slot was never filled (a scan or another reader of the table
-    /// loaded it). A slot whose entry died was evicted; probing would only miss (a cold
-    /// hash-table line).
+    /// Runs `f` on the block at `handle` if its lookup record holds it (under the slot's
+    /// read lock), reporting the use to the cache's policy; otherwise says whether the cache
+    /// may hold the block anyway: only if the slot was never filled (a scan or another
+    /// reader of the table loaded it). A slot the cache emptied was evicted; probing would
+    /// only miss (a cold hash-table line).
     #[inline]
-    fn slot_entry(
+    fn held_lookup<T>(
         &self,
         lookup: Option<&BlockLookup>,
         handle: BlockHandle,
-    ) -> (Option<Arc<CachedBlock>>, bool) {
+        f: impl FnOnce(&Block, Option<&RestartHints>) -> T,
+    ) -> HeldLookup<T> {
         let (Some(l), Some(cache)) = (lookup, &self.cache) else {
-            return (None, true);
+            return HeldLookup::Miss { probe: true };
         };
-        let (hit, was_set) = match l.cached.lock() {
-            Ok(w) => (w.upgrade(), !Weak::ptr_eq(&w, &Weak::new())),
-            Err(_) => (None, false),
+        let Ok(slot) = l.slot.read() else {
+            return HeldLookup::Miss { probe: true };
         };
-        match hit.filter(|e| e.block.handle() == handle) {
-            Some(e) => {
-                cache.note_hit(self.cache_id, handle.offset, &e);
-                (Some(e), false)
+        match &*slot {
+            Slot::Held(h) if h.block.handle() == handle => {
+                // The entry's reference count is read first and written after the search:
+                // its line (not otherwise needed) then arrives during the search, and the
+                // lock's release (an atomic read-modify-write, which waits for earlier
+                // stores) does not wait for it.
+                let refs = h.entry.references();
+                let r = f(&h.block, h.hints.as_ref());
+                h.entry.mark_used(refs);
+                drop(slot);
+                cache.note_use(self.cache_id, handle.offset);
+                HeldLookup::Hit(r)
             }
-            None => (None, !was_set),
+            Slot::Never => HeldLookup::Miss { probe: true },
+            _ => HeldLookup::Miss { probe: false },
         }
     }
 
-    /// The block at `handle` for a point lookup, from the cache (if `probe`) or the file,
-    /// with the lookup record's slot pointed at it.
+    /// The block at `handle` for a point lookup, from the cache (if `probe`) or the file;
+    /// the lookup record at index position `pos` holds it from then on while the cache does.
     fn load_for_lookup(
         &self,
-        lookup: Option<&BlockLookup>,
+        pos: Option<usize>,
         handle: BlockHandle,
         opts: ReadOptions,
         probe: bool,
     ) -> Result<Arc<CachedBlock>> {
-        let e = self.load_data_block(handle, opts, None, true, probe)?;
-        if let (Some(l), Some(_)) = (lookup, &self.cache) {
-            if let Ok(mut w) = l.cached.lock() {
-                *w = Arc::downgrade(&e);
+        let owner = self.lookups.get().filter(|_| self.cache.is_some());
+        let record = owner
+            .zip(pos)
+            .and_then(|(o, p)| o.0.get(p).map(|l| (o, p, l)));
+        let Some((owner, pos, l)) = record else {
+            return self.load_data_block(handle, opts, None, true, probe, None);
+        };
+        let installed = Cell::new(false);
+        let install = |e: &Arc<CachedBlock>| {
+            // A block with a search directory is searched through its entry (the record
+            // holds no directory).
+            if e.dir.is_some() {
+                return;
+            }
+            installed.set(true);
+            if let Ok(mut slot) = l.slot.write() {
+                *slot = Slot::Held(Held {
+                    entry: e.clone(),
+                    block: e.block.clone(),
+                    hints: e.hints.clone(),
+                });
+            }
+            let owner: Weak<dyn SlotOwner> = Arc::downgrade(owner) as Weak<Lookups>;
+            e.link_to(owner, pos);
+        };
+        let e = self.load_data_block(handle, opts, None, true, probe, Some(&install))?;
+        if !installed.get() && e.dir.is_none() {
+            // Not taken by the cache: later lookups read it again without probing.
+            if let Ok(mut slot) = l.slot.write() {
+                if matches!(*slot, Slot::Never) {
+                    *slot = Slot::Gone;
+                }
             }
         }
         Ok(e)
@@ -929,10 +1030,13 @@ impl<R: RandomAccess> TableReader<R> {
         else {
             return Ok(false);
         };
-        let (hit, probe) = self.slot_entry(lookup, handle);
-        if let Some(e) = hit {
-            return self.get_in_block(&e, key, tp, value);
-        }
+        let cmp = &*self.comparator;
+        let probe = match self.held_lookup(lookup, handle, |block, hints| {
+            Self::value_in_block(cmp, block, hints, key, tp, value)
+        }) {
+            HeldLookup::Hit(r) => return r,
+            HeldLookup::Miss { probe } => probe,
+        };
         let mut fresh = None;
         let in_place = match lookup {
             Some(l) if l.not_in_place.load(AtomicOrdering::Relaxed) => None,
@@ -956,7 +1060,7 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let entry = match fresh {
             Some(e) => e,
-            None => self.load_for_lookup(lookup, handle, opts, probe)?,
+            None => self.load_for_lookup(pos, handle, opts, probe)?,
         };
         self.get_in_block(&entry, key, tp, value)
     }
@@ -983,8 +1087,29 @@ impl<R: RandomAccess> TableReader<R> {
             value.extend_from_slice(&block.data()[r]);
             return Ok(true);
         }
+        Self::value_in_block(
+            &*self.comparator,
+            block,
+            entry.hints.as_ref(),
+            key,
+            tp,
+            value,
+        )
+    }
+
+    /// The value of `key` in `block` (searched through `hints` if any), copied into
+    /// `value`; whether it was found.
+    #[inline]
+    fn value_in_block(
+        cmp: &dyn Comparator,
+        block: &Block,
+        hints: Option<&RestartHints>,
+        key: &[u8],
+        tp: u64,
+        value: &mut Vec<u8>,
+    ) -> Result<bool> {
         let mut k = SCRATCH.take();
-        let found = match entry.seek_value_range(&*self.comparator, key, tp, &mut k) {
+        let found = match cache::seek_value_range(block, hints, cmp, key, tp, &mut k) {
             Ok(Some(r)) if k == key => {
                 value.extend_from_slice(&block.data()[r]);
                 Ok(true)
@@ -1270,5 +1395,112 @@ impl Readahead {
         }
         let at = (handle.offset - self.start) as usize;
         Ok(self.buf.slice(at..at + n as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{Compression, Options};
+    use crate::table_builder::TableBuilder;
+
+    fn key(i: usize) -> Vec<u8> {
+        format!("key{i:08}").into_bytes()
+    }
+
+    /// 400 bytes, half a repeat of the other half: snappy keeps every block compressed, so
+    /// every block a lookup uses is decompressed into a buffer the cache owns.
+    fn value(i: usize) -> Vec<u8> {
+        let half: Vec<u8> = (0..200)
+            .map(|j| b'a' + ((i * 31 + j * 7) % 26) as u8)
+            .collect();
+        [half.clone(), half].concat()
+    }
+
+    /// A snappy table of `n` entries (about 10 per block) with a cache of `blocks` blocks.
+    fn table(n: usize, blocks: u64) -> (TableReader<Vec<u8>>, Arc<BlockCache>) {
+        let opts = Options::default()
+            .block_size(4096)
+            .compression(Compression::Snappy)
+            .bloom(10);
+        let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+        for i in 0..n {
+            b.add(&key(i), &value(i)).unwrap();
+        }
+        let (bytes, _) = b.finish().unwrap();
+        let cache = Arc::new(BlockCache::new(blocks * 4400));
+        let ro = ReaderOptions::default()
+            .keys(KeyFormat::Plain)
+            .block_cache(cache.clone());
+        (TableReader::open(bytes, ro).unwrap(), cache)
+    }
+
+    /// Records holding a block, each checked to hold exactly what the cache holds for it.
+    fn held_blocks(t: &TableReader<Vec<u8>>, cache: &BlockCache) -> usize {
+        let records = &t.lookups.get().expect("records built by the lookups").0;
+        let mut held = 0;
+        for l in records.iter() {
+            if let Slot::Held(h) = &*l.slot.read().unwrap() {
+                let cached = cache.get_entry(t.cache_id, l.handle.offset);
+                assert!(
+                    cached.is_some_and(|e| Arc::ptr_eq(&e, &h.entry)),
+                    "a record holds a block the cache let go (offset {})",
+                    l.handle.offset
+                );
+                assert_eq!(h.block.handle(), l.handle);
+                held += 1;
+            }
+        }
+        held
+    }
+
+    /// A record holds a block only while the cache holds it: after lookups all over a table
+    /// five times the cache's size (the cache evicting and declining blocks throughout),
+    /// every held block is the cache's current entry, and lookups stay right.
+    #[test]
+    fn records_hold_blocks_only_while_the_cache_does() {
+        let (t, cache) = table(2000, 20);
+        let mut v = Vec::new();
+        let mut x = 7u64;
+        for round in 0..6000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            // Skewed: a quarter of the table gets most lookups, so blocks both stay and go.
+            let i = if round % 3 == 0 {
+                (x >> 33) as usize % 2000
+            } else {
+                (x >> 33) as usize % 500
+            };
+            assert!(t.get_into(&key(i), ReadOptions::default(), &mut v).unwrap());
+            assert_eq!(v, value(i));
+            if round % 500 == 0 {
+                assert!(held_blocks(&t, &cache) <= cache.len());
+            }
+        }
+        let held = held_blocks(&t, &cache);
+        assert!(held > 5, "lookups went through held blocks ({held})");
+        assert!(cache.charge() <= cache.capacity());
+    }
+
+    /// The same with threads looking up at once.
+    #[test]
+    fn records_and_cache_agree_under_threads() {
+        let (t, cache) = table(2000, 16);
+        std::thread::scope(|s| {
+            for thread in 0..4u64 {
+                let t = &t;
+                s.spawn(move || {
+                    let mut v = Vec::new();
+                    let mut x = thread * 7919 + 1;
+                    for _ in 0..4000 {
+                        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        let i = (x >> 33) as usize % 700;
+                        assert!(t.get_into(&key(i), ReadOptions::default(), &mut v).unwrap());
+                        assert_eq!(v, value(i));
+                    }
+                });
+            }
+        });
+        assert!(held_blocks(&t, &cache) <= cache.len());
+        assert!(cache.charge() <= cache.capacity());
     }
 }
