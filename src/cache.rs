@@ -465,6 +465,9 @@ impl Shard {
             while self.charge > self.capacity && self.evict_one(None, sketch) {}
             return true;
         }
+        if self.charge + weight > self.capacity / 2 {
+            sketch.activate();
+        }
         let freq = sketch.estimate(hash);
         while self.charge + weight > self.capacity {
             if !self.evict_one(Some(freq), sketch) {
@@ -789,6 +792,22 @@ mod tests {
         assert_eq!((c.len(), c.charge()), (4, 4 * one));
         let kept = (0..4).filter(|&k| c.get_entry(1, k).is_some()).count();
         assert_eq!(kept, 3);
+    }
+
+    /// Uses are counted only once the cache is half full: a cache larger than what it
+    /// holds never admits by frequency, and its lookups skip the sketch.
+    #[test]
+    fn uses_are_counted_once_half_full() {
+        let one = entry(1000).charge;
+        let c = BlockCache::new(8 * one);
+        for k in 0..4 {
+            assert!(c.insert_entry(1, k, entry(1000)));
+            use_block(&c, k, 2);
+        }
+        assert_eq!(c.sketches[0].estimate(key_hash(1, 0)), 0);
+        assert!(c.insert_entry(1, 4, entry(1000)));
+        use_block(&c, 0, 2);
+        assert_eq!(c.sketches[0].estimate(key_hash(1, 0)), 2);
     }
 
     /// Blocks larger than a shard are not cached; the same key offered again replaces its
