@@ -33,13 +33,15 @@ def hit_blocks(path, blocks):
         kl = u32()
         keys[data[p:p + kl]] = i
         p += kl
-        p += u32()
+        vl = u32()
+        p += vl
     out = []
     for _ in range(u32()):
         kl = u32()
         out.append(keys[data[p:p + kl]] * blocks // n)
         p += kl
-        p += u32()
+        vl = u32()
+        p += vl
     return out
 
 
