@@ -424,7 +424,7 @@ struct KeyHasher {
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
-        key_hash(self.parts[0], self.parts[1])
+        key_hash(self.parts[0], self.parts[1]) // ok: constant indexes of a [u64; 2]
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
