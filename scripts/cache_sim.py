@@ -9,11 +9,16 @@ three passes over the probes (the benchmark's cold pass, its warm pass, one more
 LRU (LevelDB's policy), CLOCK with TinyLFU admission (the crate's: reference counts up to 3,
 a count-min sketch of 4-bit counters halved every 10 x capacity uses, a new block admitted
 only if its estimate beats the CLOCK victim's), and the static bound (the cache-blocks
-blocks probed most often, which no online policy reaches). Standard library only; the
-CLOCK simulation takes about half a minute at N = 1M.
+blocks probed most often, which no online policy reaches). Then the same two policies when
+the second pass is not a repeat of the first: fresh uniform probes, and Zipf-skewed probes
+(exponents 0.8 and 0.99 over the keys in a random order; 200,000 to warm up, 200,000
+counted). Standard library only; about a minute at N = 1M.
 """
 import argparse
+import bisect
 import collections
+import itertools
+import random
 import struct
 
 
@@ -117,6 +122,21 @@ def clock_tinylfu(seq, cap, passes=3, max_ref=3):
     return res
 
 
+def second_half_misses(policy, first, second, cap):
+    """Misses of `policy` (`lru` or `clock_tinylfu`) during `second`, after `first`."""
+    warm = policy(first, cap, passes=1)[0]
+    return policy(first + second, cap, passes=1)[0] - warm
+
+
+def zipf_blocks(n_keys, blocks, count, s, rng):
+    w = itertools.accumulate(1.0 / (r + 1) ** s for r in range(n_keys))
+    cum = list(w)
+    perm = list(range(n_keys))
+    rng.shuffle(perm)
+    return [perm[bisect.bisect_left(cum, rng.random() * cum[-1])] * blocks // n_keys
+            for _ in range(count)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("workload")
@@ -130,6 +150,18 @@ def main():
     print("LRU (LevelDB)            ", lru(seq, cap))
     print("CLOCK + TinyLFU (crate)  ", clock_tinylfu(seq, cap))
     print("static bound (per pass)  ", sum(1 for b in seq if b not in top))
+    rng = random.Random(7)
+    n_keys = 1_000_000
+    fresh = [rng.randrange(n_keys) * a.blocks // n_keys for _ in range(len(seq))]
+    print("second pass of fresh uniform probes after the workload's: LRU",
+          second_half_misses(lru, seq, fresh, cap), " CLOCK + TinyLFU",
+          second_half_misses(clock_tinylfu, seq, fresh, cap))
+    for s in (0.8, 0.99):
+        z = zipf_blocks(n_keys, a.blocks, 2 * len(seq), s, random.Random(11))
+        first, second = z[:len(seq)], z[len(seq):]
+        print(f"Zipf {s}, fresh probes after as many to warm up: LRU",
+              second_half_misses(lru, first, second, cap), " CLOCK + TinyLFU",
+              second_half_misses(clock_tinylfu, first, second, cap))
 
 
 if __name__ == "__main__":
