@@ -111,10 +111,7 @@ impl CachedBlock {
     /// Counts a use for the CLOCK hand (no write once saturated: the line stays clean).
     #[inline]
     fn note_use(&self) {
-        let r = self.referenced.load(Ordering::Relaxed);
-        if r < MAX_REF {
-            self.referenced.store(r + 1, Ordering::Relaxed);
-        }
+        self.mark_used(self.references());
     }
 
     /// This entry with `hints`. They are a fixed part of the entry's bookkeeping (56 bytes
