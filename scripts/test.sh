@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The full test suite (the README's test command): unit, integration, CLI, doc tests,
-# and the benches compiled and run once as tests.
+# The full test suite (the README's test command): installs what the tests need when it is
+# missing (scripts/setup.sh), then unit, integration, CLI, doc tests, and the benches
+# compiled and run once as tests, for the library and the `sst` crate.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo test --all-targets
-cargo test --doc
+bash scripts/setup.sh
+cargo test --workspace --all-targets
+cargo test --workspace --doc

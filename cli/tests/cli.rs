@@ -13,8 +13,12 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sst");
 
+/// The repository root (this crate lives in `cli/`).
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ has a parent")
+        .to_path_buf()
 }
 
 fn case_dir(case: &str) -> PathBuf {
