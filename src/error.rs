@@ -73,6 +73,14 @@ pub enum Error {
         /// Offset of the magic in the file.
         offset: u64,
     },
+    /// The file ends with the first bytes of the table magic: it was cut short by `missing`
+    /// bytes (a copy or download that stopped early), so the footer is lost.
+    Truncated {
+        /// The file's size.
+        file_size: u64,
+        /// How many bytes are missing at the end (1 to 7: the magic is cut, not absent).
+        missing: u64,
+    },
     /// The file is a RocksDB table, which this crate does not read.
     RocksDb {
         /// Which RocksDB table format.
@@ -236,6 +244,7 @@ impl Error {
     pub fn offset(&self) -> Option<u64> {
         match *self {
             Error::BadMagic { offset, .. } => Some(offset),
+            Error::Truncated { file_size, .. } => Some(file_size),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
             _ => self.block().map(|(_, h)| h.offset),
@@ -278,6 +287,14 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "file is too short to be an sstable ({file_size} bytes, need {FOOTER_LEN})"
+                )
+            }
+            Error::Truncated { file_size, missing } => {
+                write!(
+                    f,
+                    "file looks truncated: it ends with the first {} bytes of the table magic, \
+                     so {missing} byte(s) are missing after offset {file_size} and the footer is lost",
+                    8 - missing
                 )
             }
             Error::BadMagic { found, offset } => {
@@ -421,6 +438,16 @@ impl From<io::Error> for Error {
     }
 }
 
+/// How many bytes were cut off a table whose last bytes are the start of the magic (1 to 7),
+/// or `None`. At least 3 bytes of the magic must be there (a cut of 1 to 5 bytes), so
+/// that random bytes are not taken for a truncation.
+fn truncated_by(footer: &[u8; FOOTER_LEN]) -> Option<u64> {
+    let magic = format::TABLE_MAGIC.to_le_bytes();
+    (1..=5usize)
+        .find(|&missing| footer[FOOTER_LEN - (8 - missing)..] == magic[..8 - missing])
+        .map(|m| m as u64)
+}
+
 /// Turns a wrong magic into [`Error::RocksDb`] when it is one of RocksDB's, else [`Error::BadMagic`].
 pub(crate) fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_size: u64) -> Error {
     let version = || {
@@ -440,9 +467,12 @@ pub(crate) fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_siz
             format: RocksDbFormat::Cuckoo,
             format_version: None,
         },
-        found => Error::BadMagic {
-            found,
-            offset: file_size - 8,
+        found => match truncated_by(footer) {
+            Some(missing) => Error::Truncated { file_size, missing },
+            None => Error::BadMagic {
+                found,
+                offset: file_size - 8,
+            },
         },
     }
 }

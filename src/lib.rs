@@ -38,6 +38,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod atomic_file;
 mod block;
 mod block_builder;
 mod block_dir;
@@ -63,6 +64,7 @@ mod table_builder;
 mod table_iter;
 mod verify;
 
+pub use atomic_file::{write_atomically, AtomicFile};
 pub use cache::BlockCache;
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};

@@ -16,8 +16,10 @@
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
+
+use crate::atomic_file::AtomicFile;
 use std::thread;
 
 use crate::block_builder::BlockBuilder;
@@ -547,12 +549,12 @@ fn helper_gone() -> Error {
 }
 
 /// Builds a table at a path atomically: the bytes go to a temporary file in the target's
-/// directory, which is fsynced and renamed over the target by [`finish`](Self::finish).
+/// directory, which is fsynced and renamed over the target by [`finish`](Self::finish)
+/// (an [`AtomicFile`]: the table gets a plain file's mode, or the mode of the file it replaces).
 /// If the build fails, or the builder is dropped unfinished, the temporary file is removed
 /// and nothing appears at the target path.
 pub struct TableFileBuilder {
-    inner: TableBuilder<BufWriter<tempfile::NamedTempFile>>,
-    path: PathBuf,
+    inner: TableBuilder<BufWriter<AtomicFile>>,
 }
 
 impl TableFileBuilder {
@@ -561,17 +563,9 @@ impl TableFileBuilder {
     /// # Errors
     /// If the temporary file cannot be created, or the options are invalid.
     pub fn create(path: impl AsRef<Path>, opts: &Options) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".sst-")
-            .suffix(".tmp")
-            .tempfile_in(&dir)?;
-        let inner = TableBuilder::new(BufWriter::with_capacity(1 << 16, tmp), opts)?;
-        Ok(TableFileBuilder { inner, path })
+        let file = AtomicFile::create(path)?;
+        let inner = TableBuilder::new(BufWriter::with_capacity(1 << 16, file), opts)?;
+        Ok(TableFileBuilder { inner })
     }
 
     /// Adds an entry; see [`TableBuilder::add`].
@@ -583,7 +577,7 @@ impl TableFileBuilder {
     }
 
     /// The builder inside (for `num_entries`, `file_size`).
-    pub fn builder(&self) -> &TableBuilder<BufWriter<tempfile::NamedTempFile>> {
+    pub fn builder(&self) -> &TableBuilder<BufWriter<AtomicFile>> {
         &self.inner
     }
 
@@ -594,18 +588,8 @@ impl TableFileBuilder {
     /// Any I/O error; the target path is then left as it was.
     pub fn finish(self) -> Result<TableStats> {
         let (w, stats) = self.inner.finish()?;
-        let tmp = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.path).map_err(|e| Error::from(e.error))?;
-        #[cfg(unix)]
-        if let Some(dir) = self.path.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            std::fs::File::open(dir)?.sync_all()?;
-        }
+        let file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
+        file.commit()?;
         Ok(stats)
     }
 }

@@ -16,7 +16,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use leveldb_table::{
     Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder, TableFileBuilder,
@@ -68,6 +68,10 @@ fn small_table_at(path: &Path, n: u64) -> Vec<u8> {
 
 /// The child of `killed_build_leaves_nothing_or_the_previous_table`; in a normal test run
 /// (no `ROBUST_CHILD`), checks that a finished build leaves exactly the target file.
+///
+/// As the child it builds until its table holds `ROBUST_PAUSE_AT` bytes, then says so on
+/// stdout and waits for stdin to close: the parent kills it at exactly that point, with no
+/// timing involved.
 #[test]
 fn child_build() {
     let Ok(target) = std::env::var(CHILD_ENV) else {
@@ -78,23 +82,28 @@ fn child_build() {
         assert_eq!(t.get(&key(7)).unwrap(), Some(value(7)));
         return;
     };
-    // A big build, slowly: about 20 MB, then hold the unfinished file open. The parent kills
-    // this process long before it could finish; if it does not, exit without finishing.
+    let pause_at: u64 = std::env::var(PAUSE_ENV).unwrap().parse().unwrap();
     let opts = Options::default().compression(Compression::None);
     let mut b = TableFileBuilder::create(&target, &opts).unwrap();
-    for i in 0..200_000u64 {
+    let mut i = 0;
+    while b.builder().file_size() < pause_at {
         b.add(&key(i), &value(i)).unwrap();
-        if i % 2000 == 0 {
-            std::thread::sleep(Duration::from_millis(2));
-        }
+        i += 1;
     }
-    std::thread::sleep(Duration::from_secs(60));
+    println!("PAUSED {i} entries, {} bytes", b.builder().file_size());
+    io::stdout().flush().unwrap();
+    // Blocks until the parent closes stdin; it kills this process first.
+    let mut rest = Vec::new();
+    let _ = io::Read::read_to_end(&mut io::stdin(), &mut rest);
     std::process::exit(3);
 }
 
+const PAUSE_ENV: &str = "ROBUST_PAUSE_AT";
+
 #[test]
 fn killed_build_leaves_nothing_or_the_previous_table() {
-    for pre_existing in [false, true] {
+    // Kill points: before the first block is written out, and deep into the data blocks.
+    for (pre_existing, pause_at) in [(false, 0), (false, 3 << 20), (true, 0), (true, 3 << 20)] {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("000123.ldb");
         let previous = pre_existing.then(|| small_table_at(&target, 500));
@@ -102,30 +111,22 @@ fn killed_build_leaves_nothing_or_the_previous_table() {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "child_build", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, &target)
-            .stdout(Stdio::null())
+            .env(PAUSE_ENV, pause_at.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // Wait for the build to be well under way: its temporary file exists and has grown.
-        // (The deadline only keeps a broken child from hanging the test.)
-        let deadline = Instant::now() + Duration::from_secs(300);
-        let mut last = 0;
+        // Wait for the child to reach its kill point (it prints one line there).
+        let mut out = io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
         loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("the child exited before it was killed: {status}");
+            line.clear();
+            let n = io::BufRead::read_line(&mut out, &mut line).unwrap();
+            assert!(n > 0, "the child ended before its kill point");
+            if line.starts_with("PAUSED") {
+                break;
             }
-            let tmps = temp_files(dir.path());
-            if let Some((_, len)) = tmps.first() {
-                if *len > 2 << 20 && last > 1 << 20 && *len > last {
-                    break;
-                }
-                last = *len;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the child's temporary file never grew"
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
         child.kill().unwrap(); // SIGKILL on Unix: no destructor runs in the child.
         let status = child.wait().unwrap();
@@ -397,7 +398,7 @@ fn reading_never_writes() {
     let before = snapshot(dir.path());
     // Tests run as root, where permission bits do not stop writes: what proves that nothing
     // was written is the comparison of the snapshots below.
-    std::thread::sleep(Duration::from_millis(20));
+    std::thread::sleep(std::time::Duration::from_millis(20));
 
     for f in ["000005.ldb", "built.ldb", "damaged.ldb"] {
         let path = dir.path().join(f);

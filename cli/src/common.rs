@@ -96,6 +96,52 @@ pub fn stdout() -> BufWriter<io::StdoutLock<'static>> {
     BufWriter::with_capacity(1 << 16, io::stdout().lock())
 }
 
+/// stdout for subcommands whose exit code is a verdict (`verify`, `get`): once the reader
+/// closes the pipe (`sst verify t.ldb | head -1`), the rest of the output is dropped but the
+/// work goes on, so the exit code still says what was found.
+pub fn verdict_stdout() -> VerdictOut<BufWriter<io::StdoutLock<'static>>> {
+    VerdictOut {
+        inner: stdout(),
+        closed: false,
+    }
+}
+
+/// A writer that swallows a broken pipe (see [`verdict_stdout`]); other errors pass through.
+pub struct VerdictOut<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> VerdictOut<W> {
+    fn closed_on<T>(&mut self, r: io::Result<T>, ok: T) -> io::Result<T> {
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(ok)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for VerdictOut<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let r = self.inner.write(buf);
+        self.closed_on(r, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.closed_on(r, ())
+    }
+}
+
 /// Writes a line on stderr, ignoring failures (stderr may be closed too).
 pub fn warn(msg: &str) {
     let mut e = io::stderr().lock();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use leveldb_table::raw::format::MAX_SEQUENCE;
-use leveldb_table::{BlockCache, Lookup, ReadOptions, TableReader};
+use leveldb_table::{BlockCache, LookupKind, ReadOptions, TableReader};
 
 use crate::common::{
     self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_ERROR, EXIT_FAIL, EXIT_OK,
@@ -25,7 +25,8 @@ newest version in the table: found, deleted, or not found.
 raw mode a line is the key's bytes exactly (no \\r stripping) and an empty line is the
 empty key. Keys given as arguments come first.
 jsonl, one line per key, in order:
-  {\"key\":HEX,\"found\":true,\"value\":HEX}
+  {\"key\":HEX,\"found\":true,\"value\":HEX}            (plain tables)
+  {\"key\":HEX,\"found\":true,\"value\":HEX,\"seq\":N}     (database tables: the version's sequence)
   {\"key\":HEX,\"found\":false}
   {\"key\":HEX,\"found\":false,\"deleted\":true,\"seq\":N}
   {\"key\":HEX,\"error\":\"MESSAGE\"}            (the key's block cannot be read)
@@ -67,15 +68,11 @@ struct Getter<'a, W: Write> {
 
 impl<W: Write> Getter<'_, W> {
     fn get(&mut self, key: &[u8]) -> Result<(), Failure> {
-        let res = match self.table.get_into(key, self.opts, &mut self.value) {
-            Ok(true) => Ok(None),
-            // A miss: for internal keys ask again to tell a deletion from an absent key.
-            Ok(false) if self.table.is_internal() => {
-                self.table.lookup(key, MAX_SEQUENCE, self.opts).map(Some)
-            }
-            Ok(false) => Ok(Some(Lookup::NotFound)),
-            Err(e) => Err(e),
-        };
+        // One lookup answers found (with its sequence in a database table), deleted or
+        // absent; the value lands in the reused buffer.
+        let res = self
+            .table
+            .lookup_into(key, MAX_SEQUENCE, self.opts, &mut self.value);
         let line = &mut self.line;
         line.clear();
         match self.format {
@@ -87,32 +84,35 @@ impl<W: Write> Getter<'_, W> {
             Format::Text => common::push_text(line, key, self.hex),
         }
         match res {
-            Ok(None) | Ok(Some(Lookup::Found { .. })) => {
-                let value = match &res {
-                    Ok(Some(Lookup::Found { value, .. })) => value,
-                    _ => &self.value,
-                };
-                match self.format {
-                    Format::Jsonl => {
-                        line.extend_from_slice(b",\"found\":true,\"value\":\"");
-                        common::push_hex(line, value);
-                        line.extend_from_slice(b"\"}\n");
+            Ok(LookupKind::Found { sequence }) => match self.format {
+                Format::Jsonl => {
+                    line.extend_from_slice(b",\"found\":true,\"value\":\"");
+                    common::push_hex(line, &self.value);
+                    line.push(b'"');
+                    if let Some(seq) = sequence {
+                        line.extend_from_slice(b",\"seq\":");
+                        line.extend_from_slice(seq.to_string().as_bytes());
                     }
-                    Format::Text => {
-                        line.extend_from_slice(b" => ");
-                        common::push_text(line, value, self.hex);
-                        line.push(b'\n');
-                    }
+                    line.extend_from_slice(b"}\n");
                 }
-            }
-            Ok(Some(Lookup::NotFound)) => {
+                Format::Text => {
+                    line.extend_from_slice(b" => ");
+                    common::push_text(line, &self.value, self.hex);
+                    if let Some(seq) = sequence {
+                        line.extend_from_slice(b" @ ");
+                        line.extend_from_slice(seq.to_string().as_bytes());
+                    }
+                    line.push(b'\n');
+                }
+            },
+            Ok(LookupKind::NotFound) => {
                 self.not_found = true;
                 line.extend_from_slice(match self.format {
                     Format::Jsonl => b",\"found\":false}\n",
                     Format::Text => b": not found\n",
                 });
             }
-            Ok(Some(Lookup::Deleted { sequence })) => {
+            Ok(LookupKind::Deleted { sequence }) => {
                 self.not_found = true;
                 match self.format {
                     Format::Jsonl => {

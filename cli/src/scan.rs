@@ -13,7 +13,7 @@ Examples:
   sst scan 000005.ldb                          every entry, one readable line each
   sst scan 000005.ldb --format jsonl           {\"key\",\"value\"[,\"user_key\",\"seq\",\"kind\"]} per line
   sst scan 000005.ldb --from user: --to user;  user keys in [\"user:\", \"user;\")
-  sst scan 000005.ldb --reverse --limit 10     the last 10 entries, newest first
+  sst scan 000005.ldb --reverse --limit 10     the last 10 entries, last key first
   sst scan t.ldb --hex --from 00ff --to 0100   range given in hex; keys/values shown in hex
 
 Text lines: internal keys as LevelDB's leveldbutil dump prints them,
@@ -34,7 +34,8 @@ pub struct Args {
     /// Stop before this key (exclusive; a user key for internal-key tables).
     #[arg(long, value_name = "KEY")]
     pub to: Option<OsString>,
-    /// Print in reverse order (last entry first).
+    /// Print in reverse table order (last entry first). In a database table the versions
+    /// of one user key are stored newest first, so reversed they come oldest first.
     #[arg(long)]
     pub reverse: bool,
     /// Print at most N entries.

@@ -217,7 +217,8 @@ fn verify_one(
 }
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
-    let mut out = common::stdout();
+    // The exit code is the verdict, also when the reader stops reading early.
+    let mut out = common::verdict_stdout();
     let mut worst = EXIT_OK;
     for f in &a.files {
         let code = verify_one(g, f, &mut out)?;
