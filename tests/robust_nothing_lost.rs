@@ -117,14 +117,15 @@ fn killed_build_leaves_nothing_or_the_previous_table() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // Wait for the child to reach its kill point (it prints one line there).
+        // Wait for the child to reach its kill point (it prints one line there; with
+        // `--nocapture` libtest's "test child_build ... " may precede it on that line).
         let mut out = io::BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         loop {
             line.clear();
             let n = io::BufRead::read_line(&mut out, &mut line).unwrap();
             assert!(n > 0, "the child ended before its kill point");
-            if line.starts_with("PAUSED") {
+            if line.contains("PAUSED ") {
                 break;
             }
         }
