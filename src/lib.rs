@@ -41,6 +41,7 @@
 mod block;
 mod block_builder;
 mod block_dir;
+mod bloom;
 mod cache;
 mod coding;
 mod comparator;
@@ -63,6 +64,9 @@ mod table_builder;
 mod table_iter;
 mod verify;
 
+pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
+#[cfg(feature = "redis")]
+pub use bloom::{RedisAddSummary, RedisBloomFilter};
 pub use cache::BlockCache;
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};
