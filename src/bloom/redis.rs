@@ -15,6 +15,7 @@
 //!          nb = 1); (a, b) = XXH3-128(key, seed + I * 0x9e3779b97f4a7c15)
 //! key:     bitmap B = pick(a, b) mod nb; its k bits (a + j*b) mod bitmap bits, j = 0..k,
 //!          all in that one bitmap: one BITFIELD command per key and layer
+//!          (adds also `INCRBY u1 <last bit> 0`, so a bitmap is created at its full size)
 //! ```
 //!
 //! Round trips per batch of N keys:
@@ -335,6 +336,12 @@ impl RedisBloomFilter {
         let (bitmap, bits) = self.bit_locations(key, layer);
         let mut cmd = redis::cmd(if set { "BITFIELD" } else { "BITFIELD_RO" });
         cmd.arg(bitmap);
+        if set {
+            // Adding 0 to the bitmap's last bit changes nothing, but makes Redis create the
+            // bitmap at its full size at once (growing it bit by bit would over-allocate).
+            let last = self.layer(layer).bitmap_bits - 1;
+            cmd.arg("INCRBY").arg("u1").arg(last).arg(0);
+        }
         for b in bits {
             if set {
                 cmd.arg("SET").arg("u1").arg(b).arg(1);
@@ -446,7 +453,12 @@ impl RedisBloomFilter {
                 pipe.add_command(self.bitfield(key, top, true));
             }
             let old: Vec<Vec<i64>> = pipe.query(&mut self.con).map_err(failed("BITFIELD"))?;
-            let flipped = old.iter().flatten().filter(|&&b| b == 0).count() as u64;
+            // Each reply: the last bit (from the INCRBY 0), then the old value of each bit.
+            let flipped = old
+                .iter()
+                .flat_map(|r| r.iter().skip(1))
+                .filter(|&&b| b == 0)
+                .count() as u64;
             redis::cmd("HINCRBY")
                 .arg(&meta)
                 .arg(format!("set:{top}"))
