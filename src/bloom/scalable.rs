@@ -129,6 +129,11 @@ impl LayerInfo {
     pub fn estimated_fp_rate(&self) -> f64 {
         layer_fp(self.fill(), self.k)
     }
+
+    /// Estimated compound rate of a filter with these layers: `1 - prod(1 - fill_i^k_i)`.
+    pub fn compound_fp_rate(layers: &[LayerInfo]) -> f64 {
+        compound_fp(layers)
+    }
 }
 
 /// Estimated compound rate of some layers: `1 - prod(1 - fill_i^k_i)`.
