@@ -15,6 +15,8 @@ use redis_server::RedisServer;
 use serde_json::json;
 
 const KEYS: u64 = 200_000;
+/// The first layer's capacity: the run grows the filter to 4x it.
+const CAPACITY: u64 = KEYS / 4;
 const BATCH: usize = 1000;
 /// The per-bit design is slow: it is measured on fewer keys (rates are per key).
 const PER_BIT_KEYS: u64 = 5_000;
@@ -82,12 +84,14 @@ fn redis_benchmark_setbit(port: u16) -> Option<f64> {
             "1",
             "-n",
             "50000",
+            "-r",
+            "1000000",
         ])
-        .args(["--csv", "SETBIT", "rb", "__rand_int__", "1"])
+        .args(["--csv", "SETBIT", "rb:__rand_int__", "7", "1"])
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    // CSV: a header line, then "SETBIT rb __rand_int__ 1","<requests per second>",...
+    // CSV: a header line, then "SETBIT rb:__rand_int__ 7 1","<requests per second>",...
     let line = text.lines().nth(1)?;
     line.split(',').nth(1)?.trim_matches('"').parse().ok()
 }
@@ -96,7 +100,7 @@ fn main() {
     let server = RedisServer::start();
     let url = server.url();
     let params = ScalableParams {
-        capacity: KEYS,
+        capacity: CAPACITY,
         fp_rate: FP,
         ..ScalableParams::default()
     };
@@ -166,6 +170,7 @@ fn main() {
     let math_bits_per_key = (1.0 / eps0).log2() / std::f64::consts::LN_2;
     let out = json!({
         "keys": KEYS,
+        "capacity": CAPACITY,
         "batch": BATCH,
         "fp_target": FP,
         "batched": {
@@ -182,16 +187,18 @@ fn main() {
             "check_present_keys_per_s": pb_check.round(),
         },
         "redis_benchmark_setbit_one_client_per_s": setbit_c1,
+        "redis_benchmark_keys_per_s_at_k_setbits": setbit_c1.map(|r| (r / f64::from(first.k)).round()),
         "speedup": {
             "add": add_rate / pb_add,
             "check": check_rate / pb_check,
         },
         "memory": {
             "redis_bytes": memory,
-            "bytes_per_key": memory as f64 / items as f64,
+            "layer_bits": layer_bits,
+            "redis_bytes_over_layer_bytes": memory as f64 / (layer_bits as f64 / 8.0),
+            "redis_bytes_per_key": memory as f64 / items as f64,
             "layer_bits_per_key": layer_bits as f64 / items as f64,
             "math_first_layer_bits_per_key": math_bits_per_key,
-            "math_bytes_per_key_at_capacity": math_bits_per_key / 8.0,
         },
     });
     println!("{}", serde_json::to_string_pretty(&out).expect("json"));

@@ -11,8 +11,8 @@
 //! bloom:NAME:I:B      string (bitmap) B of layer I; no hash tag, so bitmaps spread over slots
 //!
 //! layer I: capacity, rate, bits, k as scalable.rs; split into nb = ceil(bits / bitmap_bits)
-//!          bitmaps of bitmap_bits bits each (one bitmap of bits rounded up to bytes if
-//!          nb = 1); (a, b) = XXH3-128(key, seed + I * 0x9e3779b97f4a7c15)
+//!          equal bitmaps of ceil(bits / nb) bits rounded up to whole bytes;
+//!          (a, b) = XXH3-128(key, seed + I * 0x9e3779b97f4a7c15)
 //! key:     bitmap B = pick(a, b) mod nb; its k bits (a + j*b) mod bitmap bits, j = 0..k,
 //!          all in that one bitmap: one BITFIELD command per key and layer
 //!          (adds also `INCRBY u1 <last bit> 0`, so a bitmap is created at its full size)
@@ -303,11 +303,8 @@ impl RedisBloomFilter {
     fn layer(&self, i: u32) -> RedisLayer {
         let g = self.params.layer(i);
         let bitmaps = g.bits.div_ceil(self.bitmap_max).max(1);
-        let bitmap_bits = if bitmaps == 1 {
-            g.bits.div_ceil(8) * 8
-        } else {
-            self.bitmap_max
-        };
+        // Equal bitmaps, whole bytes, together just over the layer's bits.
+        let bitmap_bits = g.bits.div_ceil(bitmaps).div_ceil(8) * 8;
         RedisLayer {
             geometry: LayerGeometry {
                 bits: bitmaps * bitmap_bits,
