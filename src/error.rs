@@ -272,6 +272,7 @@ impl Error {
             Error::BadMagic { offset, .. } => Some(offset),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
+            Error::BadBloomFile { offset, .. } => Some(offset),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
