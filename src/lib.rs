@@ -15,6 +15,10 @@
 //!   for a user key at a snapshot.
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
 //!   [`raw`] for tools and tests.
+//! - Bloom filters on their own (not table filters; `docs/bloom.md`): [`CountingBloomFilter`]
+//!   (removals), [`ScalableBloomFilter`] (grows at a fixed false-positive target, saved to a
+//!   file atomically) and, with the `redis` feature, `RedisBloomFilter` (the scalable filter
+//!   shared by many processes through Redis).
 //!
 //! ```
 //! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};

@@ -25,6 +25,17 @@ use super::{sizing, KeyHash};
 /// happen to be set (a false positive) the filter cannot tell, and the removal takes counts
 /// that belong to other keys. Saturated counters (15) never decrement, which keeps them safe
 /// from that too.
+///
+/// ```
+/// use leveldb_table::CountingBloomFilter;
+///
+/// let mut f = CountingBloomFilter::for_capacity(1000, 0.01);
+/// f.add(b"apple");
+/// assert!(f.may_contain(b"apple"));
+/// assert!(f.remove(b"apple"));
+/// assert!(!f.may_contain(b"apple"));
+/// assert!(!f.remove(b"apple"), "never added (any more): refused");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountingBloomFilter {
     nibbles: Vec<u8>,

@@ -17,6 +17,8 @@ mod counting;
 pub(crate) mod format;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_meta;
 mod scalable;
 mod scalable_file;
 

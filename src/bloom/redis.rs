@@ -31,56 +31,15 @@
 //! script is the only writer of `layers` and `count:I`; it runs atomically on the metadata's
 //! slot. Setting a bit twice is harmless, so a batch that failed half-way is simply sent again.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use redis::{Connection, RedisError, Script, Value};
+use redis::{Connection, Script, Value};
 
 use super::format::{MAX_LAYERS, MAX_LAYER_FILL, REDIS_BITMAP_MAX_BITS, REDIS_FORMAT_VERSION};
+use super::redis_meta::{connect, failed, field, meta_key, INIT_LUA, RESERVE_LUA};
 use super::scalable::{compound_fp, LayerGeometry, LayerInfo, ScalableParams};
 use super::{layer_seed, KeyHash};
 use crate::error::{Error, Result};
-
-/// Creates the metadata when it is missing; returns the stored fields either way.
-const INIT_LUA: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'version', ARGV[1], 'capacity', ARGV[2], 'fp_rate', ARGV[3],
-    'growth', ARGV[4], 'ratio', ARGV[5], 'seed', ARGV[6], 'bitmap_bits', ARGV[7],
-    'layers', 1, 'count:0', 0, 'set:0', 0)
-end
-return redis.call('HMGET', KEYS[1], 'version', 'capacity', 'fp_rate', 'growth', 'ratio',
-  'seed', 'bitmap_bits', 'layers')
-";
-
-/// ARGV: newest layer as the caller knows it, its capacity, its most set bits, keys wanted,
-/// most layers. Returns {layers, granted}: granted > 0 reserves room in layer layers-1;
-/// granted = 0 means the layer count changed (opened here or by another writer): look again.
-const RESERVE_LUA: &str = r"
-local layers = tonumber(redis.call('HGET', KEYS[1], 'layers'))
-if layers == nil then return redis.error_reply('bloom metadata is missing') end
-local top = layers - 1
-if top ~= tonumber(ARGV[1]) then return {layers, 0} end
-local count = tonumber(redis.call('HGET', KEYS[1], 'count:' .. top) or '0')
-local set = tonumber(redis.call('HGET', KEYS[1], 'set:' .. top) or '0')
-local cap = tonumber(ARGV[2])
-if count >= cap or set > tonumber(ARGV[3]) then
-  if layers >= tonumber(ARGV[5]) then return redis.error_reply('bloom filter is full') end
-  redis.call('HSET', KEYS[1], 'layers', layers + 1, 'count:' .. layers, 0, 'set:' .. layers, 0)
-  return {layers + 1, 0}
-end
-local grant = math.min(tonumber(ARGV[4]), cap - count)
-redis.call('HINCRBY', KEYS[1], 'count:' .. top, grant)
-return {layers, grant}
-";
-
-/// Longest a command may wait for the server before it is an error.
-const IO_TIMEOUT: Duration = Duration::from_secs(60);
-
-fn failed(command: &str) -> impl FnOnce(RedisError) -> Error + '_ {
-    move |e| Error::Redis {
-        command: command.to_string(),
-        detail: e.to_string(),
-    }
-}
 
 /// What [`RedisBloomFilter::add`] did with a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,32 +82,6 @@ impl std::fmt::Debug for RedisBloomFilter {
             .field("layers", &self.layers)
             .finish_non_exhaustive()
     }
-}
-
-fn connect(url: &str) -> Result<Connection> {
-    let client = redis::Client::open(url).map_err(failed("connect"))?;
-    let con = client
-        .get_connection_with_timeout(IO_TIMEOUT)
-        .map_err(failed("connect"))?;
-    con.set_read_timeout(Some(IO_TIMEOUT))
-        .map_err(failed("connect"))?;
-    con.set_write_timeout(Some(IO_TIMEOUT))
-        .map_err(failed("connect"))?;
-    Ok(con)
-}
-
-fn meta_key(name: &str) -> String {
-    format!("bloom:{{{name}}}:meta")
-}
-
-/// Parses one stored metadata field.
-fn field<T: std::str::FromStr>(v: &Option<String>, what: &'static str, name: &str) -> Result<T> {
-    v.as_deref()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| Error::Redis {
-            command: "HMGET".into(),
-            detail: format!("bloom filter '{name}': metadata field {what} is missing or bad"),
-        })
 }
 
 impl RedisBloomFilter {

@@ -211,6 +211,21 @@ impl Layer {
 
 /// A bloom filter that grows: layers of growing capacity and tightening rate keep the
 /// compound false-positive rate within [`ScalableParams::fp_rate`] however many keys arrive.
+///
+/// ```
+/// use leveldb_table::{ScalableBloomFilter, ScalableParams};
+///
+/// # fn main() -> leveldb_table::Result<()> {
+/// let params = ScalableParams { capacity: 100, fp_rate: 0.01, ..ScalableParams::default() };
+/// let mut f = ScalableBloomFilter::new(params)?;
+/// for i in 0..1000u32 {
+///     f.add(&i.to_le_bytes())?;
+/// }
+/// assert!(f.layers().len() > 1, "it grew");
+/// assert!((0..1000u32).all(|i| f.may_contain(&i.to_le_bytes())));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScalableBloomFilter {
     pub(crate) params: ScalableParams,

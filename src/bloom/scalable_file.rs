@@ -158,6 +158,7 @@ impl ScalableBloomFilter {
                 });
             }
             let mut layer = Layer::new(geometry)?;
+            // ok: both are ceil(bits / 8) bytes long (Layer::new and the read above).
             layer.bits.copy_from_slice(array);
             layer.items = items;
             layer.bits_set = bits_set;
