@@ -228,3 +228,68 @@ fn memory_per_key_is_close_to_the_math() {
         "{bytes} bytes vs {math} by the math"
     );
 }
+
+#[test]
+fn error_replies_and_damaged_metadata_are_errors_not_panics() {
+    let server = RedisServer::start();
+    let url = server.url();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut con = client.get_connection().unwrap();
+    // The metadata key holds a string: WRONGTYPE from HMGET.
+    let _: () = redis::cmd("SET")
+        .arg("bloom:{str}:meta")
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let e = RedisBloomFilter::open(&url, "str").unwrap_err();
+    assert!(
+        matches!(&e, Error::Redis { command, detail } if command == "HMGET" && detail.contains("WRONGTYPE")),
+        "{e}"
+    );
+    let e = RedisBloomFilter::create_or_open(&url, "str", params(10, 0.01)).unwrap_err();
+    assert!(
+        matches!(&e, Error::Redis { command, .. } if command == "EVALSHA init"),
+        "{e}"
+    );
+    // Fields that do not parse or are out of range.
+    for (field, value) in [
+        ("capacity", "ten"),
+        ("fp_rate", "2.0"),
+        ("layers", "0"),
+        ("bitmap_bits", "3"),
+    ] {
+        let name = format!("bad-{field}");
+        RedisBloomFilter::create_or_open(&url, &name, params(10, 0.01)).unwrap();
+        let _: () = redis::cmd("HSET")
+            .arg(format!("bloom:{{{name}}}:meta"))
+            .arg(field)
+            .arg(value)
+            .query(&mut con)
+            .unwrap();
+        let e = RedisBloomFilter::open(&url, &name).unwrap_err();
+        assert!(matches!(e, Error::Redis { .. }), "{field}: {e}");
+    }
+    // A bitmap key of the wrong type: the command that failed is named.
+    let mut f = RedisBloomFilter::create_or_open(&url, "wrong", params(10, 0.01)).unwrap();
+    let (bitmap, _) = f.bit_locations(b"k", 0);
+    let _: () = redis::cmd("LPUSH")
+        .arg(&bitmap)
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let e = f.check(&[b"k"]).unwrap_err();
+    assert!(
+        matches!(&e, Error::Redis { command, .. } if command == "BITFIELD_RO"),
+        "{e}"
+    );
+    // The metadata deleted under an open filter.
+    let _: () = redis::cmd("DEL")
+        .arg("bloom:{wrong}:meta")
+        .query(&mut con)
+        .unwrap();
+    let e = f.check(&[b"other"]).unwrap_err();
+    assert!(
+        matches!(&e, Error::BloomNotFound { name } if name == "wrong"),
+        "{e}"
+    );
+}
