@@ -23,6 +23,7 @@ apt_needs=(
   "g++:command -v g++"
   "libleveldb-dev:test -e /usr/include/leveldb/db.h"
   "libsnappy-dev:test -e /usr/include/snappy.h"
+  "redis-server:command -v redis-server"
 )
 # Python packages: "pip-name:import-name".
 pip_needs=(

@@ -197,6 +197,37 @@ pub enum Error {
     },
     /// An argument is invalid (for example a block size of 0).
     InvalidArgument(String),
+    /// A stored standalone bloom filter (`ScalableBloomFilter::save`) does not decode.
+    BadBloomFile {
+        /// Offset in the file of the field that is wrong.
+        offset: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A Redis command of a `RedisBloomFilter` failed: connection refused or lost, or an
+    /// error reply.
+    Redis {
+        /// The command (or script) that failed, e.g. `BITFIELD` or `EVALSHA reserve`.
+        command: String,
+        /// The client's or the server's message.
+        detail: String,
+    },
+    /// A Redis bloom filter exists under this name with other parameters.
+    BloomMismatch {
+        /// The filter's name.
+        name: String,
+        /// Which parameter differs.
+        field: &'static str,
+        /// Its stored value.
+        stored: String,
+        /// The value asked for.
+        requested: String,
+    },
+    /// No Redis bloom filter exists under this name (and none was to be created).
+    BloomNotFound {
+        /// The filter's name.
+        name: String,
+    },
 }
 
 impl Error {
@@ -216,6 +247,9 @@ impl Error {
                 | Error::OutOfOrder { .. }
                 | Error::BuilderFailed { .. }
                 | Error::InvalidArgument(_)
+                | Error::Redis { .. }
+                | Error::BloomMismatch { .. }
+                | Error::BloomNotFound { .. }
         )
     }
 
@@ -247,6 +281,7 @@ impl Error {
             Error::Truncated { file_size, .. } => Some(file_size),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
+            Error::BadBloomFile { offset, .. } => Some(offset),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
@@ -416,6 +451,20 @@ impl fmt::Display for Error {
             ),
             Error::BuilderFailed { first } => write!(f, "builder failed earlier: {first}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::BadBloomFile { offset, reason } => {
+                write!(f, "bad bloom filter file: {reason} at offset {offset}")
+            }
+            Error::Redis { command, detail } => write!(f, "redis {command} failed: {detail}"),
+            Error::BloomMismatch {
+                name,
+                field,
+                stored,
+                requested,
+            } => write!(
+                f,
+                "bloom filter '{name}' exists with {field} {stored}, not {requested}"
+            ),
+            Error::BloomNotFound { name } => write!(f, "no bloom filter named '{name}'"),
         }
     }
 }

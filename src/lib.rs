@@ -15,6 +15,10 @@
 //!   for a user key at a snapshot.
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
 //!   [`raw`] for tools and tests.
+//! - Bloom filters on their own (not table filters; `docs/bloom.md`): [`CountingBloomFilter`]
+//!   (removals), [`ScalableBloomFilter`] (grows at a fixed false-positive target, saved to a
+//!   file atomically) and, with the `redis` feature, `RedisBloomFilter` (the scalable filter
+//!   shared by many processes through Redis).
 //!
 //! ```
 //! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};
@@ -42,6 +46,7 @@ mod atomic_file;
 mod block;
 mod block_builder;
 mod block_dir;
+mod bloom;
 mod cache;
 mod coding;
 mod comparator;
@@ -65,6 +70,9 @@ mod table_iter;
 mod verify;
 
 pub use atomic_file::{write_atomically, AtomicFile};
+pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
+#[cfg(feature = "redis")]
+pub use bloom::{RedisAddSummary, RedisBloomFilter};
 pub use cache::BlockCache;
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};

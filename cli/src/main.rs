@@ -3,6 +3,7 @@
 //! One module per subcommand; `common` holds what they share. See `docs/cli.md`.
 
 mod blocks;
+mod bloom;
 mod build;
 mod common;
 mod filter;
@@ -75,6 +76,8 @@ enum Command {
     Filter(filter::Args),
     /// Build a table from jsonl or tsv entries.
     Build(build::Args),
+    /// A scalable bloom filter shared through Redis or kept in a file: add, check, info.
+    Bloom(bloom::Args),
 }
 
 fn main() {
@@ -96,6 +99,7 @@ fn main() {
         Command::Blocks(a) => blocks::run(&g, a),
         Command::Filter(a) => filter::run(&g, a),
         Command::Build(a) => build::run(&g, a),
+        Command::Bloom(a) => bloom::run(a),
     };
     let code = match res {
         Ok(code) => code,

@@ -1,0 +1,220 @@
+//! `sst bloom add|check|info` against a real `redis-server` started here on a free port, and
+//! on local files: the output contract, two processes adding at once, errors.
+
+#[path = "../../tests/redis_server/mod.rs"]
+mod redis_server;
+
+use std::io::Write;
+use std::process::{Child, Command, Output, Stdio};
+
+use redis_server::RedisServer;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sst");
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sst")
+}
+
+/// Feeds `input` on stdin (from a thread, so a full pipe cannot block) and waits.
+fn finish(mut child: Child, input: Vec<u8>) -> Output {
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("wait for sst");
+    feeder.join().expect("feeder").expect("write stdin");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "sst panicked: {stderr}");
+    out
+}
+
+fn sst(args: &[&str], input: &[u8]) -> Output {
+    finish(spawn(args), input.to_vec())
+}
+
+fn lines(keys: &[String]) -> Vec<u8> {
+    keys.iter()
+        .flat_map(|k| format!("{k}\n").into_bytes())
+        .collect()
+}
+
+fn json(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+fn jsonl(out: &Output) -> Vec<Value> {
+    out.stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn two_processes_adding_at_once_lose_no_key() {
+    let server = RedisServer::start();
+    let url = server.url();
+    let args = [
+        "bloom",
+        "add",
+        "--redis",
+        &url,
+        "--name",
+        "shared",
+        "--capacity",
+        "500",
+    ];
+    let a: Vec<String> = (0..10_000).map(|i| format!("a-{i}")).collect();
+    let b: Vec<String> = (0..10_000).map(|i| format!("b-{i}")).collect();
+    // Both processes are running before either gets its keys.
+    let (pa, pb) = (spawn(&args), spawn(&args));
+    let (la, lb) = (lines(&a), lines(&b));
+    let ta = std::thread::spawn(move || finish(pa, la));
+    let tb = std::thread::spawn(move || finish(pb, lb));
+    for out in [ta.join().unwrap(), tb.join().unwrap()] {
+        let s = json(&out);
+        assert_eq!(s["keys"], 10_000);
+        assert_eq!(s["name"], "shared");
+    }
+    let all: Vec<String> = a.into_iter().chain(b).collect();
+    let out = sst(
+        &[
+            "bloom", "check", "--redis", &url, "--name", "shared", "--format", "jsonl",
+        ],
+        &lines(&all),
+    );
+    assert_eq!(out.status.code(), Some(0), "every key may be present");
+    let rows = jsonl(&out);
+    assert_eq!(rows.len(), all.len());
+    for (row, key) in rows.iter().zip(&all) {
+        assert_eq!(row["key"], key.as_str(), "input order");
+        assert_eq!(row["maybe"], true, "false negative for {key}");
+    }
+    let info = json(&sst(
+        &["bloom", "info", "--redis", &url, "--name", "shared"],
+        b"",
+    ));
+    let layers = info["layers"].as_array().unwrap();
+    assert!(layers.len() >= 5, "20000 keys from 500: {info}");
+    assert_eq!(info["store"], "redis");
+}
+
+/// The same contract on Redis and on a file.
+fn contract(target: &[&str]) {
+    let with = |cmd: &str, extra: &[&str]| -> Vec<String> {
+        let mut v = vec!["bloom".to_string(), cmd.to_string()];
+        v.extend(target.iter().map(|s| s.to_string()));
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |args: Vec<String>, input: &[u8]| {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        sst(&refs, input)
+    };
+    // Checking or describing a filter that does not exist yet is an error (exit 2).
+    let out = run(with("check", &[]), b"x\n");
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(with("info", &[]), b"");
+    assert_eq!(out.status.code(), Some(2));
+
+    let s = json(&run(
+        with("add", &["--capacity", "100", "--fp-rate", "0.01"]),
+        b"apple\nbanana\napple\n",
+    ));
+    assert_eq!(
+        (s["keys"].clone(), s["added"].clone(), s["present"].clone()),
+        (3.into(), 2.into(), 1.into())
+    );
+    assert_eq!(s["layers"], 1);
+    // Raw bytes of the line, or hex with --hex ("cherry" = 636865727279).
+    let s = json(&run(with("add", &["--hex"]), b"636865727279\n00ff\n"));
+    assert_eq!(s["added"], 2);
+
+    let out = run(
+        with("check", &["--format", "jsonl"]),
+        b"apple\ncherry\nzebra-not-there\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "some key is absent");
+    let rows = jsonl(&out);
+    let got: Vec<(String, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().to_string(),
+                r["maybe"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("apple".into(), true),
+            ("cherry".into(), true),
+            ("zebra-not-there".into(), false)
+        ]
+    );
+    let out = run(with("check", &["--hex", "--format", "jsonl"]), b"00FF\n");
+    assert_eq!(jsonl(&out)[0]["key"], "00ff");
+    assert_eq!(jsonl(&out)[0]["maybe"], true);
+    let out = run(with("check", &["--hex"]), b"0g\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
+
+    let info = json(&run(with("info", &[]), b""));
+    assert_eq!(info["capacity"], 100);
+    assert_eq!(info["fp_rate"], 0.01);
+    assert_eq!(info["growth"], 2);
+    assert_eq!(info["ratio"], 0.5);
+    assert_eq!(info["items"], 4);
+    let layer = &info["layers"][0];
+    assert_eq!(layer["items"], 4);
+    let fill = layer["fill"].as_f64().unwrap();
+    let k = layer["k"].as_u64().unwrap();
+    assert!(fill > 0.0 && fill < 0.1, "{info}");
+    let est = info["estimated_fp_rate"].as_f64().unwrap();
+    assert!((est - fill.powi(k as i32)).abs() < 1e-12, "{info}");
+
+    // Other parameters than the stored ones: a clear error.
+    let out = run(with("add", &["--capacity", "200"]), b"x\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exists with capacity 100, not 200"), "{err}");
+}
+
+#[test]
+fn add_check_info_contract_on_redis() {
+    let server = RedisServer::start();
+    contract(&["--redis", &server.url(), "--name", "contract"]);
+}
+
+#[test]
+fn add_check_info_contract_on_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.bloom");
+    contract(&["--file", path.to_str().unwrap()]);
+}
+
+#[test]
+fn unreachable_redis_is_exit_2_naming_the_command() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let out = sst(&["bloom", "add", "--redis", &url, "--name", "x"], b"k\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("redis connect failed"), "{err}");
+}
