@@ -78,7 +78,8 @@ pub enum Error {
     Truncated {
         /// The file's size.
         file_size: u64,
-        /// How many bytes are missing at the end (1 to 7: the magic is cut, not absent).
+        /// How many bytes are missing at the end (1 to 5: enough of the magic is left, at least
+        /// 3 bytes, that a match by chance is unlikely; a shorter remnant is `BadMagic`).
         missing: u64,
     },
     /// The file is a RocksDB table, which this crate does not read.
