@@ -1,0 +1,153 @@
+//! Rough edges a new user hit: the verdict of `sst verify` under a closed pipe, the sequence
+//! that `sst get` prints for a database's tables, and the mode of a table `sst build` writes.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sst");
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata")
+        .join(rel)
+}
+
+/// Runs `sst ARGS` with stdout a pipe whose read end is closed before `sst` starts (Python
+/// makes the pipe, closes its read end and spawns), so every write gets EPIPE, as under
+/// `sst verify ... | head -0`. Returns (exit code, stderr).
+fn run_into_closed_pipe(args: &[&str]) -> (i32, String) {
+    let script = "import os, subprocess, sys\n\
+                  r, w = os.pipe()\n\
+                  os.close(r)\n\
+                  p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n\
+                  sys.stderr.buffer.write(p.stderr)\n\
+                  sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(BIN)
+        .args(args)
+        .output()
+        .expect("python3 runs (installed by scripts/setup.sh)");
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_keeps_its_verdict_when_nobody_reads_its_output() {
+    let good = testdata("cases/small_snappy/000005.ldb");
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(&good).unwrap();
+    bytes[10] ^= 0x40; // inside the first data block: its checksum fails
+    let bad = dir.path().join("000009.ldb");
+    std::fs::write(&bad, &bytes).unwrap();
+    let (good_s, bad_s) = (good.to_str().unwrap(), bad.to_str().unwrap());
+
+    // Read normally, the verdicts are 0 (all good) and 1 (a damaged table).
+    let o = Command::new(BIN).args(["verify", good_s]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let o = Command::new(BIN)
+        .args(["verify", good_s, bad_s])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+
+    // Into a closed pipe: the same verdicts, quietly, no panic and no SIGPIPE death.
+    let (code, err) = run_into_closed_pipe(&["verify", good_s]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    for args in [["verify", good_s, bad_s], ["verify", bad_s, good_s]] {
+        let (code, err) = run_into_closed_pipe(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn get_prints_the_sequence_of_keys_found_in_a_database_table() {
+    let t = testdata("cases/small_snappy/000005.ldb");
+    let t = t.to_str().unwrap();
+    // What scan says about key-0001: its sequence in the table.
+    let scan = Command::new(BIN)
+        .args(["scan", t, "--format", "jsonl"])
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = String::from_utf8(scan.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = rows
+        .iter()
+        .find(|r| r["user_key"] == hex::encode("key-0001"))
+        .unwrap();
+    let seq = row["seq"].as_u64().unwrap();
+
+    let o = Command::new(BIN)
+        .args(["get", t, "key-0001", "no-such-key", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "one key is missing");
+    let got: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0]["found"], true);
+    assert_eq!(got[0]["seq"].as_u64(), Some(seq));
+    assert_eq!(got[0]["value"], row["value"]);
+    assert_eq!(got[1]["found"], false);
+    assert!(got[1].get("seq").is_none());
+
+    let o = Command::new(BIN)
+        .args(["get", t, "key-0001"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.trim_end().ends_with(&format!("@ {seq}")), "{text}");
+}
+
+#[test]
+fn build_writes_a_new_table_with_the_umask_mode_and_keeps_a_replaced_ones_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"key\":\"6131\",\"value\":\"7631\"}\n{\"key\":\"6132\",\"value\":\"7632\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out.ldb");
+    let build = |umask: &str| {
+        let st = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask}; exec \"$0\" build --from \"$1\" \"$2\""
+            ))
+            .arg(BIN)
+            .arg(&input)
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        std::fs::metadata(&out).unwrap().permissions().mode() & 0o777
+    };
+    // A new file: 0666 less the umask, as any tool that creates a file.
+    assert_eq!(build("022"), 0o644);
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(build("077"), 0o600);
+    // Replacing a file keeps the file's mode, whatever the umask.
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert_eq!(build("022"), 0o640);
+    // And nothing else is left in the directory.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["in.jsonl", "out.ldb"]);
+}
