@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use bytes::Bytes;
 use leveldb_table::raw::format::{
-    self, ReadBlockOptions, BLOCK_TRAILER_LEN, FILTER_META_PREFIX, FOOTER_LEN, MAX_SEQUENCE,
+    self, ReadBlockOptions, BLOCK_TRAILER_LEN, FILTER_META_PREFIX, FOOTER_LEN,
 };
 use leveldb_table::raw::internal_key;
 use leveldb_table::raw::{coding, compress, crc32c, Block, FilterBlockReader};
@@ -21,6 +21,7 @@ use leveldb_table::{
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
+use crate::output::RowsOut;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -210,29 +211,11 @@ fn block_entries(data: Bytes, kind: BlockKind, handle: BlockHandle) -> Vec<(Vec<
     out
 }
 
-/// A key for the text listing: escaped, shortened, and shown as `'user_key' @ seq` when
-/// the table's keys are internal keys.
+/// A key for the text listing (see [`common::key_text`]), `-` when there is none.
 fn text_key(k: &Option<Vec<u8>>, internal: bool) -> String {
     match k {
         None => "-".into(),
-        Some(k) => {
-            if internal {
-                if let Some(p) = internal_key::parse_internal_key(k) {
-                    let tag = match p.sequence {
-                        MAX_SEQUENCE => "max".to_string(),
-                        s => s.to_string(),
-                    };
-                    return format!("{} @ {tag}", text_key(&Some(p.user_key.to_vec()), false));
-                }
-            }
-            let e = common::escaped(k);
-            if e.chars().count() > 40 {
-                let short: String = e.chars().take(37).collect();
-                format!("'{short}...'")
-            } else {
-                format!("'{e}'")
-            }
-        }
+        Some(k) => common::key_text(k, internal),
     }
 }
 
@@ -320,9 +303,9 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     rows.push(meta_row);
     rows.push(index_row);
 
-    let mut out = common::stdout();
+    let mut out = RowsOut::new(common::stdout(), a.format);
     match a.format {
-        Format::Jsonl => {
+        Format::Jsonl | Format::Json => {
             for r in &rows {
                 serde_json::to_writer(&mut out, &r.json()).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
@@ -384,7 +367,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             }
         }
     }
-    out.flush()?;
+    out.finish()?;
     Ok(if rows.iter().any(Row::bad) {
         EXIT_FAIL
     } else {

@@ -296,14 +296,14 @@ fn run_check(a: &CheckArgs) -> CmdResult {
     use std::io::Write;
     let t = &a.keys.target;
     let mut store = t.open(false)?;
-    let mut out = common::stdout();
+    let mut out = crate::output::RowsOut::new(common::stdout(), a.format);
     let mut all = true;
     for_each_batch(a.keys.hex, |batch| {
         let answers = store.check(&refs(batch)).map_err(|e| t.describe(&e))?;
         for (key, maybe) in batch.iter().zip(answers) {
             all &= maybe;
             match a.format {
-                LinesFormat::Jsonl => {
+                LinesFormat::Jsonl | LinesFormat::Json => {
                     let mut row = if a.keys.hex {
                         json!({"key": common::hex(key)})
                     } else {
@@ -329,7 +329,7 @@ fn run_check(a: &CheckArgs) -> CmdResult {
         }
         Ok(())
     })?;
-    out.flush()?;
+    out.finish()?;
     Ok(if all { EXIT_OK } else { EXIT_FAIL })
 }
 

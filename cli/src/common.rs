@@ -47,23 +47,10 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// `--format` of the subcommands that print one record per line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LinesFormat {
-    /// Readable text.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
-
-/// `--format` of the subcommands that print one document.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DocFormat {
-    /// Readable text.
-    Text,
-    /// One JSON object.
-    Json,
-}
+/// `--format` of the subcommands that print one record per line (one vocabulary for all).
+pub use crate::output::OutFormat as LinesFormat;
+/// `--format` of the subcommands that print one document (one vocabulary for all).
+pub use crate::output::OutFormat as DocFormat;
 
 /// Options every subcommand that reads a table shares (the global flags).
 #[derive(Debug, Clone, Copy)]
@@ -452,6 +439,28 @@ pub fn trim(b: &[u8]) -> &[u8] {
         .rposition(|c| !c.is_ascii_whitespace())
         .map_or(start, |i| i + 1);
     &b[start..end.max(start)]
+}
+
+/// A key for text listings: escaped, shortened to 40 characters, and shown as
+/// `'user_key' @ seq` when the table's keys are internal keys (as `blocks` and `stats` print
+/// them).
+pub fn key_text(k: &[u8], internal: bool) -> String {
+    if internal {
+        if let Some(p) = leveldb_table::raw::internal_key::parse_internal_key(k) {
+            let tag = match p.sequence {
+                MAX_SEQUENCE => "max".to_string(),
+                s => s.to_string(),
+            };
+            return format!("{} @ {tag}", key_text(p.user_key, false));
+        }
+    }
+    let e = escaped(k);
+    if e.chars().count() > 40 {
+        let short: String = e.chars().take(37).collect();
+        format!("'{short}...'")
+    } else {
+        format!("'{e}'")
+    }
 }
 
 #[cfg(test)]

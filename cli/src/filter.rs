@@ -216,10 +216,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     });
     let mut out = common::stdout();
     match a.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &v).map_err(std::io::Error::from)?;
-            writeln!(out)?;
-        }
+        Format::Json | Format::Jsonl => crate::output::write_document(&mut out, &v, a.format)?,
         Format::Text => {
             writeln!(
                 out,

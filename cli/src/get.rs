@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use leveldb_table::raw::format::MAX_SEQUENCE;
+
+use crate::output::RowsOut;
 use leveldb_table::{BlockCache, LookupKind, ReadOptions, TableReader};
 
 use crate::common::{
@@ -76,7 +78,7 @@ impl<W: Write> Getter<'_, W> {
         let line = &mut self.line;
         line.clear();
         match self.format {
-            Format::Jsonl => {
+            Format::Jsonl | Format::Json => {
                 line.extend_from_slice(b"{\"key\":\"");
                 common::push_hex(line, key);
                 line.push(b'"');
@@ -85,7 +87,7 @@ impl<W: Write> Getter<'_, W> {
         }
         match res {
             Ok(LookupKind::Found { sequence }) => match self.format {
-                Format::Jsonl => {
+                Format::Jsonl | Format::Json => {
                     line.extend_from_slice(b",\"found\":true,\"value\":\"");
                     common::push_hex(line, &self.value);
                     line.push(b'"');
@@ -108,14 +110,14 @@ impl<W: Write> Getter<'_, W> {
             Ok(LookupKind::NotFound) => {
                 self.not_found = true;
                 line.extend_from_slice(match self.format {
-                    Format::Jsonl => b",\"found\":false}\n",
+                    Format::Jsonl | Format::Json => b",\"found\":false}\n",
                     Format::Text => b": not found\n",
                 });
             }
             Ok(LookupKind::Deleted { sequence }) => {
                 self.not_found = true;
                 match self.format {
-                    Format::Jsonl => {
+                    Format::Jsonl | Format::Json => {
                         line.extend_from_slice(b",\"found\":false,\"deleted\":true,\"seq\":");
                         line.extend_from_slice(sequence.to_string().as_bytes());
                         line.extend_from_slice(b"}\n");
@@ -131,7 +133,7 @@ impl<W: Write> Getter<'_, W> {
                 self.error = true;
                 let msg = common::describe(self.file, &e);
                 match self.format {
-                    Format::Jsonl => {
+                    Format::Jsonl | Format::Json => {
                         line.extend_from_slice(b",\"error\":");
                         common::push_json_str(line, &msg);
                         line.extend_from_slice(b"}\n");
@@ -181,7 +183,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         },
         format: a.format,
         hex: a.hex,
-        out: common::stdout(),
+        out: RowsOut::new(common::stdout(), a.format),
         value: Vec::new(),
         line: Vec::with_capacity(256),
         not_found: false,
@@ -209,7 +211,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             getter.get(k)?;
         }
     }
-    getter.out.flush()?;
+    getter.out.finish()?;
     Ok(if getter.error {
         EXIT_ERROR
     } else if getter.not_found {

@@ -8,6 +8,7 @@ mod build;
 mod common;
 mod filter;
 mod get;
+mod output;
 mod scan;
 mod stats;
 mod verify;
@@ -80,8 +81,28 @@ enum Command {
     Bloom(bloom::Args),
 }
 
+/// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
+/// nobody believes it had an effect.
+fn flag_without_effect(cli: &Cli) -> Option<&'static str> {
+    if !cli.no_verify {
+        return None;
+    }
+    match &cli.command {
+        Command::Verify(_) => {
+            Some("--no-verify does not apply to verify: it always verifies every checksum")
+        }
+        Command::Build(_) => Some("--no-verify does not apply to build: it reads no table"),
+        Command::Bloom(_) => Some("--no-verify does not apply to bloom: it reads no table"),
+        _ => None,
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
+    if let Some(msg) = flag_without_effect(&cli) {
+        common::warn(msg);
+        std::process::exit(EXIT_ERROR);
+    }
     let keys = match cli.keys {
         None | Some(KeysArg::Auto) => KeyFormat::Auto,
         Some(KeysArg::Internal) => KeyFormat::Internal,

@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use leveldb_table::raw::internal_key::{self, ValueType};
 
 use crate::common::{self, CmdResult, Global, LinesFormat as Format, EXIT_OK};
+use crate::output::RowsOut;
 
 const EXAMPLES: &str = "\
 Examples:
   sst scan 000005.ldb                          every entry, one readable line each
   sst scan 000005.ldb --format jsonl           {\"key\",\"value\"[,\"user_key\",\"seq\",\"kind\"]} per line
+  sst scan 000005.ldb --format json            the same rows as one JSON array
   sst scan 000005.ldb --from user: --to user;  user keys in [\"user:\", \"user;\")
   sst scan 000005.ldb --reverse --limit 10     the last 10 entries, last key first
   sst scan t.ldb --hex --from 00ff --to 0100   range given in hex; keys/values shown in hex
@@ -128,7 +130,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             None => it.seek_to_last(),
         }
     }
-    let mut out = common::stdout();
+    let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
     while it.valid() {
@@ -150,7 +152,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         }
         line.clear();
         match a.format {
-            Format::Jsonl => push_jsonl(&mut line, internal, key, it.value()),
+            Format::Jsonl | Format::Json => push_jsonl(&mut line, internal, key, it.value()),
             Format::Text => push_text_line(&mut line, internal, key, it.value(), a.hex),
         }
         out.write_all(&line)?;
@@ -162,10 +164,10 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         }
     }
     if let Err(e) = it.status() {
-        out.flush()?;
+        out.finish()?;
         let msg = format!("{} (after {n} entries)", common::describe(&a.file, e));
         return Err(crate::common::Failure::Exit(common::code_for(e), msg));
     }
-    out.flush()?;
+    out.finish()?;
     Ok(EXIT_OK)
 }

@@ -284,6 +284,8 @@ fn gather(
         "filter": filter_json,
         "smallest_key": smallest.as_deref().map(common::hex),
         "largest_key": smallest.as_ref().map(|_| common::hex(&largest)),
+        "smallest_key_text": smallest.as_deref().map(|k| common::key_text(k, internal)),
+        "largest_key_text": smallest.as_ref().map(|_| common::key_text(&largest, internal)),
         "user_keys": user_keys,
         "seq_min": (internal && entries > 0).then_some(seq_min),
         "seq_max": (internal && entries > 0).then_some(seq_max),
@@ -407,8 +409,15 @@ fn text(v: &Value, out: &mut impl Write) -> std::io::Result<()> {
             mk.join(", ")
         }
     )?;
-    writeln!(out, "smallest key:     {}", s(&v["smallest_key"]))?;
-    writeln!(out, "largest key:      {}", s(&v["largest_key"]))?;
+    for (label, which) in [
+        ("smallest key:     ", "smallest"),
+        ("largest key:      ", "largest"),
+    ] {
+        match v[format!("{which}_key_text")].as_str() {
+            Some(text) => writeln!(out, "{label}{text} ({})", s(&v[format!("{which}_key")]))?,
+            None => writeln!(out, "{label}-")?,
+        }
+    }
     writeln!(out, "user keys:        {}", s(&v["user_keys"]))?;
     if v["internal_keys"] == true {
         writeln!(
@@ -477,10 +486,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     };
     let mut out = common::stdout();
     match a.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &v).map_err(std::io::Error::from)?;
-            writeln!(out)?;
-        }
+        Format::Json | Format::Jsonl => crate::output::write_document(&mut out, &v, a.format)?,
         Format::Text => text(&v, &mut out)?,
     }
     out.flush()?;

@@ -151,3 +151,116 @@ fn build_writes_a_new_table_with_the_umask_mode_and_keeps_a_replaced_ones_mode()
     names.sort();
     assert_eq!(names, ["in.jsonl", "out.ldb"]);
 }
+
+fn sst(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(BIN).args(args).output().unwrap();
+    (
+        o.status.code().unwrap(),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn lines_json(s: &str) -> Vec<Value> {
+    s.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_subcommand_takes_text_json_and_jsonl() {
+    let t = testdata("cases/small_snappy/000005.ldb");
+    let t = t.to_str().unwrap();
+    // Row commands: json is the array of the jsonl rows.
+    for args in [
+        vec!["scan", t],
+        vec!["scan", t, "--reverse", "--limit", "3"],
+        vec!["get", t, "key-0001", "key-0002", "absent"],
+        vec!["blocks", t],
+    ] {
+        let run = |f: &str| {
+            let mut a = args.clone();
+            a.extend(["--format", f]);
+            sst(&a)
+        };
+        let (c1, jsonl, _) = run("jsonl");
+        let (c2, json, _) = run("json");
+        let (c3, text, _) = run("text");
+        assert_eq!((c1, c2), (c3, c3), "{args:?}: one verdict in every format");
+        let rows = lines_json(&jsonl);
+        assert!(!rows.is_empty());
+        let array: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(array, Value::Array(rows), "{args:?}");
+        assert!(serde_json::from_str::<Value>(text.lines().next().unwrap()).is_err());
+    }
+    // An empty result is an empty array.
+    let (_, json, _) = sst(&["scan", t, "--from", "zzz", "--format", "json"]);
+    assert_eq!(json, "[]\n");
+    // Document commands: jsonl is the same object on one line.
+    for args in [vec!["stats", t], vec!["filter", t, "key-0001"]] {
+        let run = |f: &str| {
+            let mut a = args.clone();
+            a.extend(["--format", f]);
+            sst(&a)
+        };
+        let (_, json, _) = run("json");
+        let (_, jsonl, _) = run("jsonl");
+        assert_eq!(jsonl.lines().count(), 1, "{args:?}");
+        let a: Value = serde_json::from_str(&json).unwrap();
+        let b: Value = serde_json::from_str(&jsonl).unwrap();
+        assert_eq!(a, b, "{args:?}");
+    }
+}
+
+#[test]
+fn stats_shows_smallest_and_largest_decoded_as_blocks_does() {
+    let t = testdata("cases/small_snappy/000005.ldb");
+    let t = t.to_str().unwrap();
+    let (_, blocks, _) = sst(&["blocks", t, "--format", "jsonl"]);
+    let rows = lines_json(&blocks);
+    let data: Vec<&Value> = rows.iter().filter(|r| r["type"] == "data").collect();
+    let first = data[0]["first_key"].as_str().unwrap().to_string();
+    let last = data.last().unwrap()["last_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, json, _) = sst(&["stats", t, "--format", "json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["smallest_key"], first.as_str());
+    assert_eq!(v["largest_key"], last.as_str());
+    let (_, text, _) = sst(&["stats", t]);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("smallest key:"))
+        .unwrap();
+    assert!(line.contains("'key-0000/a' @ 1"), "{line}");
+    assert!(line.contains(&first), "{line}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("largest key:"))
+        .unwrap();
+    assert!(line.contains("'key-0199' @ 200"), "{line}");
+}
+
+#[test]
+fn no_verify_is_refused_where_it_would_do_nothing() {
+    let t = testdata("cases/small_snappy/000005.ldb");
+    let t = t.to_str().unwrap();
+    let (code, out, err) = sst(&["verify", "--no-verify", t]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains("--no-verify does not apply to verify"),
+        "{err}"
+    );
+    let (code, _, err) = sst(&["build", "--no-verify", "--from", "-", "/nonexistent/x.ldb"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not apply to build"), "{err}");
+    // Where it applies, it is taken.
+    for args in [
+        ["scan", "--no-verify", t],
+        ["blocks", "--no-verify", t],
+        ["stats", "--no-verify", t],
+    ] {
+        assert_eq!(sst(&args).0, 0, "{args:?}");
+    }
+}
