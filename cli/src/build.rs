@@ -36,8 +36,9 @@ rejects exact duplicate keys. With --keys internal every key is an internal key
 (user key + 8-byte tag) and the filter is built over user keys, as a LevelDB database
 writes its tables; --keys auto (the default here) picks internal when the jsonl rows
 carry \"seq\" (as `scan` prints for internal-key tables), else plain.
-Defaults are LevelDB's: snappy, block size 4096, restart interval 16, and a bloom filter
-of 10 bits per key (what LevelDB databases usually configure).
+Defaults: LevelDB's snappy, block size 4096 and restart interval 16, and a bloom filter
+of 10 bits per key (what LevelDB databases usually configure; LevelDB's own default is no
+filter, --no-filter here).
 The table is written to a temporary file next to OUT and renamed over OUT at the end:
 on any failure nothing appears at OUT.";
 
