@@ -84,8 +84,11 @@ fn a_block_in_use_survives_a_stream_of_one_off_blocks() {
         let before = t.source().reads();
         get(&t, cold, &mut buf);
         cold_reads += t.source().reads() - before;
+        // The real bound, with no slack: every shard evicts before it admits a block (or
+        // refuses it), so its charge stays within its capacity (the cache's divided by the
+        // shard count, rounded down) and the sum within the cache's.
         assert!(
-            cache.charge() <= cache.capacity() + 8192,
+            cache.charge() <= cache.capacity(),
             "charge {}",
             cache.charge()
         );
@@ -112,7 +115,7 @@ fn values_stay_right_through_eviction_and_buffer_reuse() {
         let step = [1, 7919, 104_729][pass];
         for j in 0..n {
             get(&t, (j * step + pass) % n, &mut buf);
-            assert!(cache.charge() <= cache.capacity() + 8192);
+            assert!(cache.charge() <= cache.capacity());
         }
         let entries = t.iter(ReadOptions::default()).entries_from_start();
         for (i, kv) in entries.enumerate() {
@@ -162,5 +165,5 @@ fn threads_sharing_a_table_and_a_small_cache_read_right() {
             });
         }
     });
-    assert!(cache.charge() <= cache.capacity() + 8192);
+    assert!(cache.charge() <= cache.capacity());
 }
