@@ -229,6 +229,16 @@ pub enum Error {
         /// The filter's name.
         name: String,
     },
+    /// Salvage (`salvage::salvage_bytes`) found no block whose checksum checks out in a
+    /// stretch of a table whose footer or index is lost.
+    NoBlockFound {
+        /// Where the stretch starts.
+        offset: u64,
+        /// Its length in bytes.
+        len: u64,
+        /// Why the search stopped there.
+        reason: &'static str,
+    },
 }
 
 impl Error {
@@ -283,6 +293,7 @@ impl Error {
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
             Error::BadBloomFile { offset, .. } => Some(offset),
+            Error::NoBlockFound { offset, .. } => Some(offset),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
@@ -466,6 +477,16 @@ impl fmt::Display for Error {
                 "bloom filter '{name}' exists with {field} {stored}, not {requested}"
             ),
             Error::BloomNotFound { name } => write!(f, "no bloom filter named '{name}'"),
+            Error::NoBlockFound {
+                offset,
+                len,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "no block checks out in {len} bytes at offset {offset}: {reason}"
+                )
+            }
         }
     }
 }

@@ -69,6 +69,8 @@ mod table_builder;
 mod table_iter;
 mod verify;
 
+pub mod salvage;
+
 pub use atomic_file::{write_atomically, AtomicFile};
 pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
 #[cfg(feature = "redis")]

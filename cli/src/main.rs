@@ -9,6 +9,7 @@ mod common;
 mod filter;
 mod get;
 mod output;
+mod salvage;
 mod scan;
 mod stats;
 mod verify;

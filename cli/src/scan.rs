@@ -49,6 +49,11 @@ pub struct Args {
     /// --from/--to are hex; text output shows keys and values in hex.
     #[arg(long)]
     pub hex: bool,
+    /// Read past damaged blocks: skip each (reported on stderr with its offset and reason)
+    /// and print the entries of the others, in file order; a table whose footer or index is
+    /// lost has its data blocks found by their checksums. Exit 1 when anything was skipped.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Appends one entry as a jsonl line.
@@ -74,7 +79,7 @@ pub fn push_jsonl(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8]) 
 }
 
 /// Appends one entry as a text line.
-fn push_text_line(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8], as_hex: bool) {
+pub fn push_text_line(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8], as_hex: bool) {
     if internal {
         match internal_key::parse_internal_key(key) {
             Some(p) => {
@@ -109,6 +114,9 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         a.to.as_deref()
             .map(|k| common::key_arg(k, a.hex, "--to"))
             .transpose()?;
+    if a.salvage {
+        return crate::salvage::scan(g, a, from.as_deref(), to.as_deref());
+    }
     let table = common::open_table(&a.file, g)?;
     let internal = table.is_internal();
     let mut it = table.iter(g.read_options());

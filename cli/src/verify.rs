@@ -31,6 +31,10 @@ pub struct Args {
     /// Table files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// For a damaged table, also say what `sst scan --salvage` recovers: the entries of the
+    /// blocks that check out (found by their checksums when the footer or index is lost).
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Filter-block structure checks the library's `verify` leaves out: every filter's offsets
@@ -222,6 +226,9 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut worst = EXIT_OK;
     for f in &a.files {
         let code = verify_one(g, f, &mut out)?;
+        if a.salvage && code == EXIT_FAIL {
+            crate::salvage::verify_summary(f, g, &mut out)?;
+        }
         worst = worst.max(code);
     }
     out.flush()?;

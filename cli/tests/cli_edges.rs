@@ -264,3 +264,100 @@ fn no_verify_is_refused_where_it_would_do_nothing() {
         assert_eq!(sst(&args).0, 0, "{args:?}");
     }
 }
+
+#[test]
+fn salvage_reads_past_damaged_blocks_and_lost_footers() {
+    let good = testdata("cases/small_snappy/000005.ldb");
+    let good_s = good.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, all, _) = sst(&["scan", good_s, "--format", "jsonl"]);
+    let all = lines_json(&all);
+    let (_, blocks, _) = sst(&["blocks", good_s, "--format", "jsonl"]);
+    let data: Vec<Value> = lines_json(&blocks)
+        .into_iter()
+        .filter(|r| r["type"] == "data")
+        .collect();
+    // Damage the second data block.
+    let off = data[1]["offset"].as_u64().unwrap();
+    let size = data[1]["size"].as_u64().unwrap();
+    let entries_1 = data[1]["entries"].as_u64().unwrap() as usize;
+    let mut bytes = std::fs::read(&good).unwrap();
+    bytes[(off + size / 2) as usize] ^= 0x20;
+    let bad = dir.path().join("bad.ldb");
+    std::fs::write(&bad, &bytes).unwrap();
+    let bad_s = bad.to_str().unwrap();
+
+    // Without --salvage the scan stops at the damaged block.
+    let (code, plain, _) = sst(&["scan", bad_s, "--format", "jsonl"]);
+    assert_eq!(code, 1);
+    assert!(lines_json(&plain).len() < all.len() - entries_1);
+    // With it: every other block's entries, the damage named on stderr, exit 1.
+    let (code, out, err) = sst(&["scan", bad_s, "--salvage", "--format", "jsonl"]);
+    assert_eq!(code, 1, "{err}");
+    let got = lines_json(&out);
+    let first_0 = data[0]["entries"].as_u64().unwrap() as usize;
+    let mut want = all[..first_0].to_vec();
+    want.extend_from_slice(&all[first_0 + entries_1..]);
+    assert_eq!(got, want);
+    assert!(
+        err.contains(&format!("offset {off}: block checksum mismatch"))
+            && err.contains(&format!("({} bytes skipped)", size + 5)),
+        "{err}"
+    );
+    // --from/--to and --limit still apply.
+    let (_, out, _) = sst(&[
+        "scan",
+        bad_s,
+        "--salvage",
+        "--format",
+        "jsonl",
+        "--from",
+        "key-0150",
+        "--limit",
+        "3",
+    ]);
+    let (_, want, _) = sst(&[
+        "scan", good_s, "--format", "jsonl", "--from", "key-0150", "--limit", "3",
+    ]);
+    assert_eq!(lines_json(&out), lines_json(&want));
+    assert_eq!(lines_json(&out).len(), 3);
+
+    // The footer lost: the table does not open, its blocks are found by their checksums.
+    let mut bytes = std::fs::read(&good).unwrap();
+    let n = bytes.len();
+    bytes[n - 48..].fill(0);
+    let lost = dir.path().join("lost.ldb");
+    std::fs::write(&lost, &bytes).unwrap();
+    let lost_s = lost.to_str().unwrap();
+    assert_eq!(sst(&["scan", lost_s]).0, 2, "unreadable without --salvage");
+    let (code, out, err) = sst(&["scan", lost_s, "--salvage", "--format", "jsonl"]);
+    assert_eq!(code, 1);
+    assert_eq!(lines_json(&out), all, "every entry, read as internal keys");
+    assert!(
+        err.contains("salvaging the blocks whose checksums check out"),
+        "{err}"
+    );
+
+    // verify --salvage adds what a salvage recovers; the verdict stays "damaged".
+    let (code, out, _) = sst(&["verify", "--salvage", bad_s, lost_s, good_s]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(&format!(
+            "{bad_s}: salvage: {} entries in {} data blocks readable (through the index",
+            all.len() - entries_1,
+            data.len() - 1
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{lost_s}: salvage: {} entries in {} data blocks readable (found by their checksums",
+            all.len(),
+            data.len()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains(&format!("{good_s}: salvage")));
+    // Backwards is refused.
+    assert_eq!(sst(&["scan", bad_s, "--salvage", "--reverse"]).0, 2);
+}
