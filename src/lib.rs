@@ -122,4 +122,8 @@ pub mod raw {
     pub mod internal_key {
         pub use crate::internal_key::*;
     }
+    /// LevelDB's bloom filter, probe by probe (`util/bloom.cc`).
+    pub mod bloom {
+        pub use crate::filter::{k_for_bits_per_key, probes};
+    }
 }

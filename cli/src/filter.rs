@@ -45,24 +45,12 @@ pub struct Args {
     pub format: Format,
 }
 
-/// The probes of hash `h` against `filter` (bit array + k byte): (bit, set) pairs.
+/// The probes of hash `h` against `filter` (bit array + k byte): (bit, set) pairs, from the
+/// library (`raw::bloom::probes`); none for an empty filter or a reserved k.
 fn probes(filter: &[u8], h: u32) -> Vec<(u32, bool)> {
-    let Some((&k, bits)) = filter.split_last() else {
-        return Vec::new();
-    };
-    if bits.is_empty() || k > BLOOM_MAX_K {
-        return Vec::new();
-    }
-    let nbits = (bits.len() as u64 * 8).min(u64::from(u32::MAX)) as u32;
-    let delta = h.rotate_right(17);
-    let mut h = h;
-    (0..k)
-        .map(|_| {
-            let pos = h % nbits;
-            h = h.wrapping_add(delta);
-            (pos, bits[(pos / 8) as usize] & (1 << (pos % 8)) != 0)
-        })
-        .collect()
+    leveldb_table::raw::bloom::probes(filter, h)
+        .map(Iterator::collect)
+        .unwrap_or_default()
 }
 
 fn probes_json(p: &[(u32, bool)]) -> Value {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use leveldb_table::raw::format::{BLOOM_MAX_K, COMPRESSION_ID2_ZSTD_OR_ZLIB, MAX_SEQUENCE};
+use leveldb_table::raw::format::{COMPRESSION_ID2_ZSTD_OR_ZLIB, MAX_SEQUENCE};
 use leveldb_table::raw::internal_key::{self, ValueType};
 use leveldb_table::raw::{compress, Block, FilterBlockReader};
 use leveldb_table::{
@@ -49,9 +49,11 @@ struct CompressionStats {
     raw_bytes: u64,
 }
 
-/// LevelDB's k for a bits-per-key setting.
+/// LevelDB's k for a bits-per-key setting (the library's formula).
 fn k_for(bits_per_key: u64) -> u8 {
-    ((bits_per_key as f64 * 0.69) as u64).clamp(1, u64::from(BLOOM_MAX_K)) as u8
+    leveldb_table::raw::bloom::k_for_bits_per_key(
+        usize::try_from(bits_per_key).unwrap_or(usize::MAX),
+    )
 }
 
 /// The bits-per-key setting that produces every filter's size and k, if exactly one does.

@@ -24,8 +24,9 @@ fn bloom_hash(key: &[u8]) -> u32 {
     hash(key, BLOOM_HASH_SEED)
 }
 
-/// LevelDB's `k` for a bits-per-key setting: `trunc(bits_per_key * 0.69)` clamped to 1..=30.
-pub(crate) fn k_for_bits_per_key(bits_per_key: usize) -> u8 {
+/// LevelDB's `k` for a bits-per-key setting: `trunc(bits_per_key * 0.69)` clamped to 1..=30
+/// (`util/bloom.cc`: `k_ = bits_per_key * 0.69`, "0.69 =~ ln(2)").
+pub fn k_for_bits_per_key(bits_per_key: usize) -> u8 {
     let k = (bits_per_key as f64 * 0.69) as usize;
     k.clamp(1, BLOOM_MAX_K as usize) as u8
 }
@@ -39,6 +40,27 @@ fn add_hash(bits: &mut [u8], nbits: u32, k: u8, mut h: u32) {
         bits[(pos / 8) as usize] |= 1 << (pos % 8);
         h = h.wrapping_add(delta);
     }
+}
+
+/// The probes of LevelDB's bloom filter for key hash `h` against `filter` (bit array
+/// followed by the k byte), one `(bit position, bit is set)` per probe, in probe order:
+/// `h`, then `h + delta`, ... with `delta = h` rotated right by 17, modulo the bit count.
+///
+/// `None` when the filter has no probes to show: no bit array (it matches nothing) or a
+/// k byte above 30 (reserved for other encodings; it matches everything). Otherwise a key
+/// may match exactly when every probe's bit is set (tested against the filter's own
+/// `key_may_match`).
+pub fn probes(filter: &[u8], h: u32) -> Option<impl Iterator<Item = (u32, bool)> + '_> {
+    let (&k, array) = filter.split_last()?;
+    if array.is_empty() || k > BLOOM_MAX_K {
+        return None;
+    }
+    let nbits = (array.len() as u64 * 8).min(u64::from(u32::MAX)) as u32;
+    let delta = h.rotate_right(17);
+    Some((0..u32::from(k)).map(move |i| {
+        let pos = h.wrapping_add(delta.wrapping_mul(i)) % nbits;
+        (pos, array[(pos / 8) as usize] & (1 << (pos % 8)) != 0) // ok: pos < nbits <= 8 * len
+    }))
 }
 
 /// Tests the probe bits of hash `h` against `filter` (bit array followed by the k byte).
@@ -244,5 +266,39 @@ impl BloomFilter {
     /// The filter in LevelDB's encoding (bit array, then the k byte).
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
+    }
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+
+    #[test]
+    fn probes_agree_with_the_filter_test() {
+        let mut x = 0x9e37_79b9u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for bytes in [1usize, 2, 8, 100, 1000] {
+            for k in [1u8, 2, 6, 30] {
+                let mut f: Vec<u8> = (0..bytes).map(|_| next() as u8 | next() as u8).collect();
+                f.push(k);
+                for _ in 0..200 {
+                    let h = next();
+                    let p: Vec<(u32, bool)> = probes(&f, h).unwrap().collect();
+                    assert_eq!(p.len(), usize::from(k));
+                    assert_eq!(p.iter().all(|&(_, set)| set), may_contain_hash(&f, h));
+                }
+            }
+        }
+        assert!(probes(&[6], 1).is_none());
+        assert!(probes(&[0xff, 31], 1).is_none());
+        assert!(probes(&[], 1).is_none());
+        assert_eq!(k_for_bits_per_key(10), 6);
+        assert_eq!(k_for_bits_per_key(0), 1);
+        assert_eq!(k_for_bits_per_key(100), 30);
     }
 }

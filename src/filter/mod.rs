@@ -7,6 +7,7 @@
 
 mod bloom;
 
+pub use bloom::{k_for_bits_per_key, probes};
 pub use bloom::{BloomFilter, BloomFilterPolicy, LegacyBloomFilterPolicy};
 
 /// A filter policy, as LevelDB's `FilterPolicy`.
