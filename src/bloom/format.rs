@@ -7,9 +7,11 @@ pub const SCALABLE_FILE_MAGIC: [u8; 8] = *b"SSTBLOOM";
 /// Version of the scalable-filter file layout (bumped on any layout change).
 pub const SCALABLE_FILE_VERSION: u32 = 1;
 /// Version of the Redis layout, stored in the metadata hash's `version` field.
+#[cfg(feature = "redis")]
 pub const REDIS_FORMAT_VERSION: u32 = 1;
 /// Most bits in one Redis bitmap: 2^20 bits = 128 KiB per Redis value. Layers larger than
 /// this are split into several bitmaps; a key's hash picks one of them.
+#[cfg(feature = "redis")]
 pub const REDIS_BITMAP_MAX_BITS: u64 = 1 << 20;
 /// Most layers a scalable filter opens. With growth 2 the last layer holds 2^39 times the
 /// first layer's capacity; reaching it is reported as an error rather than growing further.

@@ -77,6 +77,7 @@ impl KeyHash {
     }
 
     /// One of `n` buckets (`n > 0`), independent of the probe positions.
+    #[cfg(feature = "redis")]
     pub(crate) fn pick(&self, n: u64) -> u64 {
         let mix = self.a.rotate_left(32) ^ self.b.wrapping_mul(0xff51_afd7_ed55_8ccd);
         ((u128::from(mix) * u128::from(n.max(1))) >> 64) as u64
