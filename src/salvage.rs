@@ -152,7 +152,7 @@ pub fn salvage_bytes(file: &[u8], profile: CompressionProfile) -> Vec<Salvaged> 
         profile,
     };
     // Work budget for resynchronising after damage, in bytes run through the CRC.
-    let mut budget: u64 = 64 * file.len() as u64 + (256 << 20);
+    let mut budget: u64 = 64 * file.len() as u64 + (16 << 20);
     let mut found: Vec<Found> = Vec::new();
     let mut damaged: Vec<(u64, u64, &'static str)> = Vec::new();
     let mut at = 0usize;
@@ -252,39 +252,49 @@ fn block_at(
 ) -> Option<Found> {
     let max_end = file.len().saturating_sub(BLOCK_TRAILER_LEN);
     let last = max_end.min(s.saturating_add(max_len));
-    let mut crc = 0u32;
-    let mut e = s;
-    loop {
-        // Here crc = CRC32C(file[s..e]); the candidate trailer is file[e..e + 5].
-        if e >= last || *budget == 0 {
-            return None;
+    if s >= last || *budget == 0 {
+        return None;
+    }
+    // Only positions holding a compression id can start a trailer; the CRC is extended over
+    // the bytes between them in one call each (`crc` covers `file[s..done]`).
+    let scan = (last - s) as u64;
+    let (mut crc, mut done) = (0u32, s);
+    let mut found = None;
+    for (e, &ty) in file.iter().enumerate().take(last).skip(s) {
+        if ty > format::COMPRESSION_MOJANG_RAW_DEFLATE {
+            continue;
         }
-        let ty = file[e]; // ok: e < max_end <= file.len() - 5
-        if ty <= format::COMPRESSION_MOJANG_RAW_DEFLATE {
-            let want = crc32c::mask(crc32c::extend(crc, &[ty]));
-            let stored = u32::from_le_bytes([file[e + 1], file[e + 2], file[e + 3], file[e + 4]]);
-            if want == stored {
-                let handle = BlockHandle {
-                    offset: s as u64,
-                    size: (e - s) as u64,
-                };
-                let raw = Bytes::copy_from_slice(&file[s..e + BLOCK_TRAILER_LEN]);
-                if let Ok(c) = format::decode_block(raw, handle, BlockKind::Data, rb) {
-                    let block = Block::new(c.data.clone(), BlockKind::Data, handle).ok();
-                    if block.is_some() || looks_like_filter_block(&c.data) {
-                        return Some(Found {
-                            handle,
-                            data: c.data,
-                            block,
-                        });
-                    }
-                }
+        if (e - s) as u64 >= *budget {
+            break;
+        }
+        crc = crc32c::extend(crc, &file[done..e]);
+        done = e;
+        let want = crc32c::mask(crc32c::extend(crc, &[ty]));
+        // ok: e < max_end = file.len() - 5
+        let stored = u32::from_le_bytes([file[e + 1], file[e + 2], file[e + 3], file[e + 4]]);
+        if want != stored {
+            continue;
+        }
+        let handle = BlockHandle {
+            offset: s as u64,
+            size: (e - s) as u64,
+        };
+        let raw = Bytes::copy_from_slice(&file[s..e + BLOCK_TRAILER_LEN]);
+        if let Ok(c) = format::decode_block(raw, handle, BlockKind::Data, rb) {
+            let block = Block::new(c.data.clone(), BlockKind::Data, handle).ok();
+            if block.is_some() || looks_like_filter_block(&c.data) {
+                found = Some(Found {
+                    handle,
+                    data: c.data,
+                    block,
+                });
+                break;
             }
         }
-        crc = crc32c::extend(crc, &[ty]);
-        *budget = budget.saturating_sub(1);
-        e += 1;
     }
+    let used = found.as_ref().map_or(scan, |f| f.handle.size);
+    *budget = budget.saturating_sub(used.max(1));
+    found
 }
 
 /// Indexes (into `found`) of the blocks that are not data blocks: an index (every value
