@@ -152,7 +152,7 @@ pub fn salvage_bytes(file: &[u8], profile: CompressionProfile) -> Vec<Salvaged> 
         profile,
     };
     // Work budget for resynchronising after damage, in bytes run through the CRC.
-    let mut budget: u64 = 64 * file.len() as u64 + (16 << 20);
+    let mut budget: u64 = 64 * file.len() as u64 + (1 << 20);
     let mut found: Vec<Found> = Vec::new();
     let mut damaged: Vec<(u64, u64, &'static str)> = Vec::new();
     let mut at = 0usize;
