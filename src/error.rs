@@ -239,6 +239,53 @@ pub enum Error {
         /// Why the search stopped there.
         reason: &'static str,
     },
+    /// An error in one file of a database directory: the file's name, then the error.
+    InFile {
+        /// The file, relative to the database directory (e.g. `000005.ldb`, `MANIFEST-000002`).
+        file: String,
+        /// What went wrong in it.
+        source: Box<Error>,
+    },
+    /// A log (or MANIFEST) record is damaged: bad checksum, bad length, a fragment out of
+    /// place, an unknown record type.
+    BadLogRecord {
+        /// Offset in the log file of the damaged record (or block).
+        offset: u64,
+        /// Bytes dropped because of it.
+        dropped: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A WriteBatch (one log record of a database's write-ahead log) does not decode.
+    BadWriteBatch {
+        /// Offset in the batch of the field that is wrong.
+        offset: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A VersionEdit (one MANIFEST record) does not decode.
+    BadVersionEdit {
+        /// Offset in the record of the field that is wrong.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// CURRENT is missing, empty, does not end in a newline or does not name a MANIFEST.
+    BadCurrent {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The MANIFEST names a comparator this reader does not have: reading in another order
+    /// would give wrong answers, so the database is refused.
+    UnknownComparator {
+        /// The name in the MANIFEST.
+        name: String,
+    },
+    /// A file the MANIFEST lists as live is missing from the directory.
+    MissingFile {
+        /// Its name.
+        file: String,
+    },
 }
 
 impl Error {
@@ -261,13 +308,15 @@ impl Error {
                 | Error::Redis { .. }
                 | Error::BloomMismatch { .. }
                 | Error::BloomNotFound { .. }
-        )
+                | Error::UnknownComparator { .. }
+        ) && !matches!(self, Error::InFile { source, .. } if !source.is_corruption())
     }
 
     /// The block an error is about, if any.
     pub fn block(&self) -> Option<(BlockKind, BlockHandle)> {
         match *self {
             Error::Io { block, .. } => block,
+            Error::InFile { ref source, .. } => source.block(),
             Error::BadBlockHandle { kind, handle, .. }
             | Error::BadIndexValue { kind, handle }
             | Error::TruncatedBlock { kind, handle, .. }
@@ -294,6 +343,8 @@ impl Error {
             Error::TooShort { .. } => Some(0),
             Error::BadBloomFile { offset, .. } => Some(offset),
             Error::NoBlockFound { offset, .. } => Some(offset),
+            Error::InFile { ref source, .. } => source.offset(),
+            Error::BadLogRecord { offset, .. } => Some(offset),
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
@@ -486,6 +537,30 @@ impl fmt::Display for Error {
                     f,
                     "no block checks out in {len} bytes at offset {offset}: {reason}"
                 )
+            }
+            Error::InFile { file, source } => write!(f, "{file}: {source}"),
+            Error::BadLogRecord {
+                offset,
+                dropped,
+                reason,
+            } => write!(
+                f,
+                "log record at offset {offset}: {reason} ({dropped} bytes dropped)"
+            ),
+            Error::BadWriteBatch { offset, reason } => {
+                write!(f, "bad WriteBatch: {reason} at offset {offset}")
+            }
+            Error::BadVersionEdit { offset, reason } => {
+                write!(f, "bad VersionEdit: {reason} at offset {offset}")
+            }
+            Error::BadCurrent { reason } => write!(f, "bad CURRENT file: {reason}"),
+            Error::UnknownComparator { name } => write!(
+                f,
+                "the database is ordered by comparator {name:?}, which this reader does not have \
+                 (supply a Comparator with that name); refusing to read it in another order"
+            ),
+            Error::MissingFile { file } => {
+                write!(f, "{file} is listed as live by the MANIFEST but is missing")
             }
         }
     }

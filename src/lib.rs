@@ -69,6 +69,7 @@ mod table_builder;
 mod table_iter;
 mod verify;
 
+pub mod db;
 pub mod salvage;
 
 pub use atomic_file::{write_atomically, AtomicFile};

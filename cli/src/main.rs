@@ -6,6 +6,7 @@ mod blocks;
 mod bloom;
 mod build;
 mod common;
+mod db;
 mod filter;
 mod get;
 mod output;
@@ -80,6 +81,8 @@ enum Command {
     Build(build::Args),
     /// A scalable bloom filter shared through Redis or kept in a file: add, check, info.
     Bloom(bloom::Args),
+    /// A LevelDB database directory, read-only: scan, get, records, info.
+    Db(db::Args),
 }
 
 /// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
@@ -122,6 +125,7 @@ fn main() {
         Command::Filter(a) => filter::run(&g, a),
         Command::Build(a) => build::run(&g, a),
         Command::Bloom(a) => bloom::run(a),
+        Command::Db(a) => db::run(&g, a),
     };
     let code = match res {
         Ok(code) => code,

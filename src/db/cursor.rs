@@ -1,0 +1,240 @@
+//! `Cursor`: one forward iteration interface over sorted internal-key entries, implemented by
+//! the memtable, a table and a whole level; the merging cursor and the database view are
+//! built on it (as LevelDB's `Iterator` serves its memtable, tables, levels and merger).
+//!
+//! ```text
+//! entry: (internal key = user key | tag (8, LE: sequence << 8 | type), value)
+//! order: the internal-key comparator (user key ascending, then sequence descending)
+//! ```
+
+use std::cmp::Ordering;
+use std::fs::File;
+
+use crate::comparator::Comparator;
+use crate::db::memtable::MemTable;
+use crate::db::version::FileMeta;
+use crate::error::{Error, Result};
+use crate::internal_key::InternalKeyComparator;
+use crate::options::ReadOptions;
+use crate::table::TableReader;
+use crate::table_iter::TableIter;
+
+/// A forward cursor over sorted internal-key entries.
+pub trait Cursor {
+    /// Whether the cursor is on an entry.
+    fn valid(&self) -> bool;
+    /// Moves to the first entry.
+    fn seek_to_first(&mut self);
+    /// Moves to the first entry at or after internal key `target`.
+    fn seek(&mut self, target: &[u8]);
+    /// Moves to the next entry (only when valid).
+    fn next(&mut self);
+    /// The current internal key (only when valid).
+    fn key(&self) -> &[u8];
+    /// The current value (only when valid).
+    fn value(&self) -> &[u8];
+    /// The error that stopped the cursor, if any (a stopped cursor is not valid).
+    fn error(&self) -> Option<&Error>;
+}
+
+/// Cursor over a memtable.
+pub struct MemCursor<'a> {
+    mem: &'a MemTable,
+    i: usize,
+}
+
+impl<'a> MemCursor<'a> {
+    /// A cursor over `mem`, not positioned.
+    pub fn new(mem: &'a MemTable) -> Self {
+        MemCursor { mem, i: mem.len() }
+    }
+}
+
+impl Cursor for MemCursor<'_> {
+    fn valid(&self) -> bool {
+        self.i < self.mem.len()
+    }
+    fn seek_to_first(&mut self) {
+        self.i = 0;
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.i = self.mem.lower_bound(target);
+    }
+    fn next(&mut self) {
+        self.i += 1;
+    }
+    fn key(&self) -> &[u8] {
+        self.mem.entries().get(self.i).map_or(&[], |e| &e.0)
+    }
+    fn value(&self) -> &[u8] {
+        self.mem.entries().get(self.i).map_or(&[], |e| &e.1)
+    }
+    fn error(&self) -> Option<&Error> {
+        None
+    }
+}
+
+/// Cursor over one table of internal keys.
+pub struct TableCursor<'a> {
+    it: TableIter<'a, File>,
+}
+
+impl<'a> TableCursor<'a> {
+    /// A cursor over `table`.
+    pub fn new(table: &'a TableReader<File>, opts: ReadOptions) -> Self {
+        TableCursor {
+            it: table.iter(opts),
+        }
+    }
+}
+
+impl Cursor for TableCursor<'_> {
+    fn valid(&self) -> bool {
+        self.it.valid()
+    }
+    fn seek_to_first(&mut self) {
+        self.it.seek_to_first();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.it.seek(target);
+    }
+    fn next(&mut self) {
+        self.it.next();
+    }
+    fn key(&self) -> &[u8] {
+        self.it.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.it.value()
+    }
+    fn error(&self) -> Option<&Error> {
+        self.it.status().err()
+    }
+}
+
+/// Gives the tables of a database by file number (opened on first use).
+pub trait TableSource {
+    /// Table `number`.
+    ///
+    /// # Errors
+    /// It cannot be opened; the error names the file.
+    fn table(&self, number: u64) -> Result<&TableReader<File>>;
+}
+
+/// Cursor over the tables of one level >= 1 (sorted, not overlapping), opening each table
+/// only when the cursor reaches it.
+pub struct LevelCursor<'a> {
+    files: &'a [FileMeta],
+    source: &'a dyn TableSource,
+    cmp: InternalKeyComparator,
+    opts: ReadOptions,
+    index: usize,
+    current: Option<TableCursor<'a>>,
+    err: Option<Error>,
+}
+
+impl<'a> LevelCursor<'a> {
+    /// A cursor over `files` (sorted by smallest key), not positioned.
+    pub fn new(
+        files: &'a [FileMeta],
+        source: &'a dyn TableSource,
+        cmp: InternalKeyComparator,
+        opts: ReadOptions,
+    ) -> Self {
+        LevelCursor {
+            files,
+            source,
+            cmp,
+            opts,
+            index: files.len(),
+            current: None,
+            err: None,
+        }
+    }
+
+    /// Opens file `index` positioned at `target` (or its start), then later files from
+    /// their start while the cursor is not on an entry.
+    fn open_from(&mut self, index: usize, target: Option<&[u8]>) {
+        self.current = None;
+        let mut i = index;
+        let mut target = target;
+        while let Some(f) = self.files.get(i) {
+            let t = match self.source.table(f.number) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.err = Some(e);
+                    break;
+                }
+            };
+            let mut c = TableCursor::new(t, self.opts);
+            match target.take() {
+                Some(k) => c.seek(k),
+                None => c.seek_to_first(),
+            }
+            if let Some(e) = c.it.take_error() {
+                self.err = Some(in_table(f.number, e));
+                break;
+            }
+            if c.valid() {
+                self.index = i;
+                self.current = Some(c);
+                return;
+            }
+            i += 1;
+        }
+        self.index = self.files.len();
+    }
+}
+
+/// An error of table `number`, naming it.
+pub(crate) fn in_table(number: u64, e: Error) -> Error {
+    match e {
+        e @ Error::InFile { .. } => e,
+        e => Error::InFile {
+            file: crate::db::filename::table_file_name(number),
+            source: Box::new(e),
+        },
+    }
+}
+
+impl Cursor for LevelCursor<'_> {
+    fn valid(&self) -> bool {
+        self.current.as_ref().is_some_and(|c| c.valid())
+    }
+    fn seek_to_first(&mut self) {
+        self.err = None;
+        self.open_from(0, None);
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        // The first file whose largest key is >= target.
+        let i = self
+            .files
+            .partition_point(|f| self.cmp.compare(&f.largest, target) == Ordering::Less);
+        self.open_from(i, Some(target));
+    }
+    fn next(&mut self) {
+        let Some(c) = self.current.as_mut() else {
+            return;
+        };
+        c.next();
+        if let Some(e) = c.it.take_error() {
+            let n = self.files.get(self.index).map_or(0, |f| f.number);
+            self.err = Some(in_table(n, e));
+            self.current = None;
+            return;
+        }
+        if !c.valid() {
+            self.open_from(self.index + 1, None);
+        }
+    }
+    fn key(&self) -> &[u8] {
+        self.current.as_ref().map_or(&[], |c| c.key())
+    }
+    fn value(&self) -> &[u8] {
+        self.current.as_ref().map_or(&[], |c| c.value())
+    }
+    fn error(&self) -> Option<&Error> {
+        self.err.as_ref()
+    }
+}

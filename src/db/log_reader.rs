@@ -1,0 +1,244 @@
+//! Reading a log file: the write-ahead log (`NNNNNN.log`, one WriteBatch per record) and the
+//! MANIFEST (one VersionEdit per record) share this format.
+//!
+//! ```text
+//! | block (32768 bytes) | block | ... |
+//! block:  | record | record | ... | padding: < 7 zero bytes |
+//! record: | masked crc32c of type+payload (4, LE) | length (2, LE) | type (1) | payload |
+//!          a logical record is one FULL fragment, or FIRST, MIDDLE..., LAST
+//! ```
+//!
+//! The reader follows LevelDB's `db/log_reader.cc`: a damaged record is reported with its
+//! offset and the bytes dropped, and reading goes on with the next block (the records before
+//! it are kept, and so are good records after it); a record cut off by the end of the file is
+//! a torn tail (a writer stopped mid-record), reported as such.
+
+use std::borrow::Cow;
+
+use crate::crc32c;
+use crate::db::format::{
+    LOG_BLOCK_SIZE, LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE, LOG_ZERO_TYPE,
+};
+use crate::error::Error;
+
+/// One item of a log: a logical record, or damage.
+#[derive(Debug)]
+pub enum LogItem<'a> {
+    /// A whole record: its payload and the file offset of its first fragment.
+    Record {
+        /// File offset of the record's first fragment header.
+        offset: u64,
+        /// The payload (borrowed when it is one fragment).
+        data: Cow<'a, [u8]>,
+    },
+    /// Bytes that could not be read as records ([`Error::BadLogRecord`]).
+    Damage(Error),
+    /// The file ends inside a record: the writer stopped mid-record (or the file was cut).
+    /// LevelDB's recovery ignores such a tail; it is reported so nothing is dropped silently.
+    TornTail {
+        /// Offset of the incomplete record.
+        offset: u64,
+        /// Its bytes.
+        len: u64,
+    },
+}
+
+/// A reader over the bytes of a log file.
+pub struct LogReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Fragments of the record being assembled, and the offset of its first one.
+    pending: Option<(u64, Vec<u8>)>,
+    done: bool,
+}
+
+/// One physical fragment.
+enum Fragment<'a> {
+    Ok {
+        offset: usize,
+        kind: u8,
+        payload: &'a [u8],
+    },
+    Bad(Error),
+    Torn {
+        offset: usize,
+    },
+    Eof,
+}
+
+impl<'a> LogReader<'a> {
+    /// A reader over `data`, the whole log file.
+    pub fn new(data: &'a [u8]) -> Self {
+        LogReader {
+            data,
+            pos: 0,
+            pending: None,
+            done: false,
+        }
+    }
+
+    fn bad(offset: usize, dropped: usize, reason: &'static str) -> Error {
+        Error::BadLogRecord {
+            offset: offset as u64,
+            dropped: dropped as u64,
+            reason,
+        }
+    }
+
+    /// The next physical fragment.
+    fn fragment(&mut self) -> Fragment<'a> {
+        loop {
+            let in_block = self.pos % LOG_BLOCK_SIZE;
+            let left_in_block = LOG_BLOCK_SIZE - in_block;
+            if left_in_block < LOG_HEADER_SIZE {
+                // The block's trailer: zero padding the writer left.
+                self.pos += left_in_block;
+                continue;
+            }
+            if self.pos >= self.data.len() {
+                return Fragment::Eof;
+            }
+            let start = self.pos;
+            let rest = &self.data[start..];
+            if rest.len() < LOG_HEADER_SIZE {
+                self.pos = self.data.len();
+                return Fragment::Torn { offset: start };
+            }
+            let length = usize::from(u16::from_le_bytes([rest[4], rest[5]]));
+            let kind = rest[6];
+            if kind == LOG_ZERO_TYPE && length == 0 {
+                // Preallocated zero space (an mmap writer): nothing more in this block.
+                self.pos = start + left_in_block;
+                if rest[..left_in_block.min(rest.len())]
+                    .iter()
+                    .all(|&b| b == 0)
+                {
+                    continue;
+                }
+                return Fragment::Bad(Self::bad(
+                    start,
+                    left_in_block,
+                    "zero-length record of type 0",
+                ));
+            }
+            if LOG_HEADER_SIZE + length > left_in_block {
+                // A record never crosses a block boundary.
+                let drop = left_in_block.min(rest.len());
+                self.pos = start + left_in_block;
+                return Fragment::Bad(Self::bad(start, drop, "bad record length"));
+            }
+            if LOG_HEADER_SIZE + length > rest.len() {
+                self.pos = self.data.len();
+                return Fragment::Torn { offset: start };
+            }
+            let stored = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+            let actual = crc32c::mask(crc32c::value(&rest[6..LOG_HEADER_SIZE + length]));
+            if stored != actual {
+                // The length itself may be damaged: drop the rest of the block, as LevelDB.
+                let drop = left_in_block.min(rest.len());
+                self.pos = start + left_in_block;
+                return Fragment::Bad(Self::bad(start, drop, "checksum mismatch"));
+            }
+            self.pos = start + LOG_HEADER_SIZE + length;
+            return Fragment::Ok {
+                offset: start,
+                kind,
+                payload: &rest[LOG_HEADER_SIZE..LOG_HEADER_SIZE + length],
+            };
+        }
+    }
+}
+
+impl<'a> Iterator for LogReader<'a> {
+    type Item = LogItem<'a>;
+
+    fn next(&mut self) -> Option<LogItem<'a>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            match self.fragment() {
+                Fragment::Eof => {
+                    self.done = true;
+                    let (offset, _) = self.pending.take()?;
+                    return Some(LogItem::TornTail {
+                        offset,
+                        len: self.data.len() as u64 - offset,
+                    });
+                }
+                Fragment::Torn { offset } => {
+                    self.done = true;
+                    let offset = self.pending.take().map_or(offset as u64, |(o, _)| o);
+                    return Some(LogItem::TornTail {
+                        offset,
+                        len: self.data.len() as u64 - offset,
+                    });
+                }
+                Fragment::Bad(e) => {
+                    // A record being assembled is lost with the damaged fragment.
+                    self.pending = None;
+                    return Some(LogItem::Damage(e));
+                }
+                Fragment::Ok {
+                    offset,
+                    kind,
+                    payload,
+                } => match kind {
+                    LOG_FULL => {
+                        if let Some((o, partial)) = self.pending.take() {
+                            self.pending = None;
+                            // Report the partial record; the FULL one is read next time.
+                            self.pos = offset;
+                            let dropped = partial.len();
+                            return Some(LogItem::Damage(Self::bad(
+                                o as usize,
+                                dropped,
+                                "partial record without end",
+                            )));
+                        }
+                        return Some(LogItem::Record {
+                            offset: offset as u64,
+                            data: Cow::Borrowed(payload),
+                        });
+                    }
+                    LOG_FIRST => {
+                        if let Some((o, partial)) = self.pending.take() {
+                            self.pos = offset;
+                            return Some(LogItem::Damage(Self::bad(
+                                o as usize,
+                                partial.len(),
+                                "partial record without end",
+                            )));
+                        }
+                        self.pending = Some((offset as u64, payload.to_vec()));
+                    }
+                    LOG_MIDDLE | LOG_LAST => {
+                        let Some((o, mut buf)) = self.pending.take() else {
+                            return Some(LogItem::Damage(Self::bad(
+                                offset,
+                                LOG_HEADER_SIZE + payload.len(),
+                                "missing start of fragmented record",
+                            )));
+                        };
+                        buf.extend_from_slice(payload);
+                        if kind == LOG_LAST {
+                            return Some(LogItem::Record {
+                                offset: o,
+                                data: Cow::Owned(buf),
+                            });
+                        }
+                        self.pending = Some((o, buf));
+                    }
+                    _ => {
+                        self.pending = None;
+                        return Some(LogItem::Damage(Self::bad(
+                            offset,
+                            LOG_HEADER_SIZE + payload.len(),
+                            "unknown record type",
+                        )));
+                    }
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The merged view: a merging cursor over any number of sorted cursors (LevelDB's
+//! `table/merger.cc`), and on top of it the database view at a snapshot (`db/db_iter.cc`):
+//! for each user key, the newest version with a sequence <= the snapshot, unless that
+//! version is a deletion.
+//!
+//! ```text
+//! children:  memtable (logs) | L0 tables, newest first | level 1 | ... | level 6
+//! merged:    every internal key of every child in internal-key order
+//!            (user key ascending, sequence descending: the newest version first)
+//! view(S):   per user key, the first entry with sequence <= S; hidden if a deletion
+//! ```
+
+use std::cmp::Ordering;
+
+use crate::comparator::Comparator;
+use crate::db::cursor::Cursor;
+use crate::error::Error;
+use crate::internal_key::{self, InternalKeyComparator, ValueType};
+
+/// Merges sorted cursors into one sorted cursor.
+pub struct MergingCursor<'a> {
+    children: Vec<Box<dyn Cursor + 'a>>,
+    cmp: InternalKeyComparator,
+    current: Option<usize>,
+}
+
+impl<'a> MergingCursor<'a> {
+    /// Merges `children` (each sorted by `cmp`).
+    pub fn new(children: Vec<Box<dyn Cursor + 'a>>, cmp: InternalKeyComparator) -> Self {
+        MergingCursor {
+            children,
+            cmp,
+            current: None,
+        }
+    }
+
+    /// The smallest valid child; ties go to the earlier child (newer data comes first in
+    /// the children's order, though internal keys of one database never tie).
+    fn find_smallest(&mut self) {
+        let mut best: Option<usize> = None;
+        for (i, c) in self.children.iter().enumerate() {
+            if !c.valid() {
+                continue;
+            }
+            best = match best {
+                Some(b) if self.cmp.compare(c.key(), self.children[b].key()) != Ordering::Less => {
+                    Some(b)
+                }
+                _ => Some(i),
+            };
+        }
+        self.current = best;
+    }
+}
+
+impl Cursor for MergingCursor<'_> {
+    fn valid(&self) -> bool {
+        self.current.is_some() && self.error().is_none()
+    }
+    fn seek_to_first(&mut self) {
+        for c in &mut self.children {
+            c.seek_to_first();
+        }
+        self.find_smallest();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        for c in &mut self.children {
+            c.seek(target);
+        }
+        self.find_smallest();
+    }
+    fn next(&mut self) {
+        if let Some(i) = self.current {
+            self.children[i].next();
+            self.find_smallest();
+        }
+    }
+    fn key(&self) -> &[u8] {
+        self.current.map_or(&[], |i| self.children[i].key())
+    }
+    fn value(&self) -> &[u8] {
+        self.current.map_or(&[], |i| self.children[i].value())
+    }
+    fn error(&self) -> Option<&Error> {
+        // A child that stopped on an error stops the merge: entries after it could be
+        // missing, and a view without them would be silently wrong.
+        self.children.iter().find_map(|c| c.error())
+    }
+}
+
+/// The live view of a merged cursor at snapshot `sequence`: user keys in order, each with
+/// its newest visible value; deleted and shadowed versions are skipped.
+pub struct ViewCursor<'a> {
+    inner: MergingCursor<'a>,
+    snapshot: u64,
+    ucmp: InternalKeyComparator,
+    /// The current user key, value and sequence.
+    key: Vec<u8>,
+    value: Vec<u8>,
+    sequence: u64,
+    valid: bool,
+}
+
+impl<'a> ViewCursor<'a> {
+    /// The view of `inner` at `snapshot`.
+    pub fn new(inner: MergingCursor<'a>, snapshot: u64) -> Self {
+        let ucmp = inner.cmp.clone();
+        ViewCursor {
+            inner,
+            snapshot,
+            ucmp,
+            key: Vec::new(),
+            value: Vec::new(),
+            sequence: 0,
+            valid: false,
+        }
+    }
+
+    /// Whether the view is on a user key.
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+
+    /// Moves to the first live user key.
+    pub fn seek_to_first(&mut self) {
+        self.inner.seek_to_first();
+        self.settle(None);
+    }
+
+    /// Moves to the first live user key >= `user_key`.
+    pub fn seek(&mut self, user_key: &[u8]) {
+        let mut target = Vec::with_capacity(user_key.len() + 8);
+        internal_key::lookup_key(&mut target, user_key, self.snapshot);
+        self.inner.seek(&target);
+        self.settle(None);
+    }
+
+    /// Moves to the next live user key.
+    pub fn next(&mut self) {
+        if !self.valid {
+            return;
+        }
+        let skip = std::mem::take(&mut self.key);
+        self.inner.next();
+        self.settle(Some(skip));
+        // `settle` refilled `key` when it found one.
+    }
+
+    /// The current user key.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current value.
+    pub fn value(&self) -> &[u8] {
+        &self.value
+    }
+
+    /// The sequence number of the current value.
+    pub fn sequence(&self) -> u64 {
+        self.sequence
+    }
+
+    /// The error that stopped the view, if any.
+    pub fn error(&self) -> Option<&Error> {
+        self.inner.error()
+    }
+
+    /// From the inner cursor's position, finds the next user key whose newest visible
+    /// version is a value, skipping versions of `skip` (a key already shown or deleted).
+    fn settle(&mut self, mut skip: Option<Vec<u8>>) {
+        let user = self.ucmp.user_comparator().clone();
+        self.valid = false;
+        while self.inner.valid() {
+            let Some(p) = internal_key::parse_internal_key(self.inner.key()) else {
+                // A key that is not an internal key: not a version of anything; skip it.
+                self.inner.next();
+                continue;
+            };
+            let hidden = skip
+                .as_deref()
+                .is_some_and(|s| user.compare(p.user_key, s) != Ordering::Greater);
+            if p.sequence <= self.snapshot && !hidden {
+                match p.value_type {
+                    ValueType::Deletion => {
+                        // Later (older) versions of this key are hidden by the deletion.
+                        skip = Some(p.user_key.to_vec());
+                    }
+                    ValueType::Value => {
+                        self.key.clear();
+                        self.key.extend_from_slice(p.user_key);
+                        self.value.clear();
+                        self.value.extend_from_slice(self.inner.value());
+                        self.sequence = p.sequence;
+                        self.valid = true;
+                        return;
+                    }
+                }
+            }
+            self.inner.next();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Writes the LevelDB database fixtures of testdata/db/ with C++ LevelDB (plyvel, which
+bundles LevelDB 1.22), and records what LevelDB itself reads back in each expected.json.
+
+    python3 tools/gen_db.py [OUT_DIR]        (default: testdata/db)
+
+Directories (each small, with a tiny write buffer so that tables land at several levels):
+- basic:    puts, overwrites and deletions over 3 rounds, flushed and compacted into tables at
+            levels 0-2, then a last round left only in the live .log (never flushed).
+- snapshot: a snapshot is held while later overwrites and deletions are compacted, so older
+            versions stay in the tables; the snapshot's sequence number is recorded (LevelDB
+            gives the first write sequence 1, each record of a batch the next one).
+
+expected.json holds, hex-encoded: "scan" (LevelDB's full iteration), "gets" (present,
+deleted and never-written keys), and for snapshot "snapshot_seq", "snapshot_scan",
+"snapshot_gets" (the same through the held snapshot). LevelDB's LOG files are deleted (they
+only hold timestamps); CURRENT, LOCK, MANIFEST, tables and logs are kept as LevelDB left them.
+"""
+import json
+import os
+import random
+import shutil
+import sys
+
+import plyvel
+
+
+def hx(b):
+    return b.hex()
+
+
+def key(i):
+    return b"key/%05d" % i
+
+
+def value(i, round_):
+    # Values of varied length, compressible.
+    return (b"v%d-%d:" % (round_, i)) + (b"ab" * ((i * 7 + round_) % 13))
+
+
+def dump(db, snapshot=None):
+    src = snapshot if snapshot is not None else db
+    return [[hx(k), hx(v)] for k, v in src.iterator()]
+
+
+def gets(db, keys, snapshot=None):
+    src = snapshot if snapshot is not None else db
+    out = []
+    for k in keys:
+        v = src.get(k)
+        row = {"key": hx(k), "found": v is not None}
+        if v is not None:
+            row["value"] = hx(v)
+        out.append(row)
+    return out
+
+
+def opened(path):
+    return plyvel.DB(
+        path,
+        create_if_missing=True,
+        error_if_exists=True,
+        write_buffer_size=64 * 1024,  # LevelDB's minimum: flushes are asked for below
+        block_size=1024,
+        bloom_filter_bits=10,
+        paranoid_checks=True,
+    )
+
+
+def flush(db):
+    """Makes LevelDB write its memtable out as a table (CompactRange first compacts the
+    memtable) while compacting only one tiny key range, so earlier tables stay where they are."""
+    db.compact_range(start=b"key/00000", stop=b"key/00000\x00")
+
+
+def probe_keys(n):
+    ks = [key(i) for i in range(0, n + 40, 7)]
+    ks += [b"", b"key/", b"key/99999", b"zzz", b"aaa"]
+    return ks
+
+
+def finish(path, expected):
+    for name in ("LOG", "LOG.old"):
+        p = os.path.join(path, name)
+        if os.path.exists(p):
+            os.remove(p)
+    with open(os.path.join(path, "expected.json"), "w") as f:
+        json.dump(expected, f, separators=(",", ":"), sort_keys=True)
+        f.write("\n")
+
+
+def basic(out):
+    path = os.path.join(out, "basic")
+    db = opened(path)
+    rnd = random.Random(7)
+    n = 800
+    seq = 0
+    for round_ in range(3):
+        with db.write_batch() as wb:
+            for i in range(n):
+                if round_ > 0 and rnd.random() < 0.7:
+                    continue
+                wb.put(key(i), value(i, round_))
+                seq += 1
+        for i in rnd.sample(range(n), 30):
+            db.delete(key(i))
+            seq += 1
+        if round_ == 0:
+            db.compact_range()  # the first round goes down the levels
+        else:
+            flush(db)  # later rounds: a table each, on top
+    # The live log: writes that stay unflushed (overwrites, new keys, deletions).
+    for i in range(0, n, 17):
+        db.put(key(i), b"in-the-log:" + key(i))
+        seq += 1
+    for i in range(n, n + 20):
+        db.put(key(i), b"new-in-log")
+        seq += 1
+    for i in range(5, n, 53):
+        db.delete(key(i))
+        seq += 1
+    expected = {
+        "last_sequence": seq,
+        "scan": dump(db),
+        "gets": gets(db, probe_keys(n)),
+    }
+    db.close()
+    finish(path, expected)
+
+
+def snapshot(out):
+    path = os.path.join(out, "snapshot")
+    db = opened(path)
+    n = 500
+    seq = 0
+    for i in range(n):
+        db.put(key(i), value(i, 0))
+        seq += 1
+    snap = db.snapshot()
+    snap_seq = seq
+    for round_ in (1, 2):
+        with db.write_batch() as wb:
+            for i in range(0, n, 2):
+                wb.put(key(i), value(i, round_))
+                seq += 1
+        for i in range(1, n, 9):
+            db.delete(key(i))
+            seq += 1
+    db.compact_range()  # older versions survive: the snapshot needs them
+    for i in range(3, n, 31):
+        db.put(key(i), b"after-compaction")
+        seq += 1
+    expected = {
+        "last_sequence": seq,
+        "snapshot_seq": snap_seq,
+        "scan": dump(db),
+        "gets": gets(db, probe_keys(n)),
+        "snapshot_scan": dump(db, snap),
+        "snapshot_gets": gets(db, probe_keys(n), snap),
+    }
+    snap.close()
+    db.close()
+    finish(path, expected)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "testdata/db"
+    os.makedirs(out, exist_ok=True)
+    for name, make in (("basic", basic), ("snapshot", snapshot)):
+        p = os.path.join(out, name)
+        if os.path.exists(p):
+            shutil.rmtree(p)
+        make(out)
+        size = sum(os.path.getsize(os.path.join(p, f)) for f in os.listdir(p))
+        print(f"{p}: {sorted(os.listdir(p))} ({size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
