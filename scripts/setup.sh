@@ -28,6 +28,7 @@ apt_needs=(
 )
 # Python packages: "pip-name:import-name".
 pip_needs=(
+  "plyvel:plyvel"
 )
 
 if [ "${1:-}" = build ]; then

@@ -221,6 +221,9 @@ fn text_key(k: &Option<Vec<u8>>, internal: bool) -> String {
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let path = &a.file;
+    if let Some(msg) = common::not_a_table(path) {
+        return Err(Failure::error(msg));
+    }
     let file = File::open(path)
         .map_err(|e| Failure::error(format!("{}: cannot open: {e}", path.display())))?;
     let file_size = file

@@ -157,8 +157,33 @@ pub fn open_table(path: &Path, g: &Global) -> Result<TableReader<File>, Failure>
     open_table_err(path, g).map_err(|e| Failure::error(e.message(path)))
 }
 
+/// Why `path` is not a table, when it is a directory or another file of a LevelDB
+/// database (CURRENT, LOCK, a MANIFEST, a log): what it is and which command reads it.
+pub fn not_a_table(path: &Path) -> Option<String> {
+    use leveldb_table::db::FileKind;
+    if path.is_dir() {
+        let db = path.join("CURRENT").exists();
+        return Some(format!(
+            "{}: is a directory{}; read a database directory with `sst db info|scan|get|records DIR`",
+            path.display(),
+            if db { " (a LevelDB database: it has CURRENT)" } else { "" }
+        ));
+    }
+    match FileKind::of_path(path) {
+        Some(FileKind::Table(_)) | None => None,
+        Some(kind) => Some(format!(
+            "{}: not a table: {}",
+            path.display(),
+            kind.describe()
+        )),
+    }
+}
+
 /// Opens a table, keeping the library error (for callers that choose the exit code).
 pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, OpenError> {
+    if let Some(msg) = not_a_table(path) {
+        return Err(OpenError::NotATable(msg));
+    }
     let file = File::open(path).map_err(OpenError::Io)?;
     match TableReader::open(file, g.reader_options()) {
         Ok(t) => Ok(t),
@@ -219,6 +244,8 @@ pub enum OpenError {
     /// A RocksDB file (named by the metaindex key that shows it) the library took for a
     /// damaged LevelDB table.
     RocksDb(String),
+    /// A directory or another file of a LevelDB database: what it is, which command reads it.
+    NotATable(String),
 }
 
 impl OpenError {
@@ -226,6 +253,7 @@ impl OpenError {
     pub fn message(&self, path: &Path) -> String {
         match self {
             OpenError::Io(e) => format!("{}: cannot open: {e}", path.display()),
+            OpenError::NotATable(msg) => msg.clone(),
             OpenError::Table(e) => describe(path, e),
             OpenError::RocksDb(key) => format!(
                 "{}: RocksDB SST (block-based table, legacy magic; metaindex has {key:?}), not LevelDB",

@@ -170,6 +170,9 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         .transpose()?;
     // An 8 MiB block cache, LevelDB's default: repeated keys of a block decode it once.
     let cache = Arc::new(BlockCache::new(8 << 20));
+    if let Some(msg) = common::not_a_table(&a.file) {
+        return Err(Failure::error(msg));
+    }
     let file = std::fs::File::open(&a.file)
         .map_err(|e| Failure::error(format!("{}: cannot open: {e}", a.file.display())))?;
     let table = TableReader::open(file, g.reader_options().block_cache(cache))

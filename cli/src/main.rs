@@ -7,6 +7,7 @@ mod bloom;
 mod build;
 mod common;
 mod db;
+mod dbfile;
 mod filter;
 mod get;
 mod output;
@@ -83,6 +84,10 @@ enum Command {
     Bloom(bloom::Args),
     /// A LevelDB database directory, read-only: scan, get, records, info.
     Db(db::Args),
+    /// Dump a write-ahead log (NNNNNN.log): its WriteBatches, record by record.
+    Log(dbfile::LogArgs),
+    /// Dump a MANIFEST: its VersionEdits.
+    Manifest(dbfile::ManifestArgs),
 }
 
 /// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
@@ -97,6 +102,9 @@ fn flag_without_effect(cli: &Cli) -> Option<&'static str> {
         }
         Command::Build(_) => Some("--no-verify does not apply to build: it reads no table"),
         Command::Bloom(_) => Some("--no-verify does not apply to bloom: it reads no table"),
+        Command::Log(_) | Command::Manifest(_) => {
+            Some("--no-verify does not apply to log and manifest: their records are always checked")
+        }
         _ => None,
     }
 }
@@ -126,6 +134,8 @@ fn main() {
         Command::Build(a) => build::run(&g, a),
         Command::Bloom(a) => bloom::run(a),
         Command::Db(a) => db::run(&g, a),
+        Command::Log(a) => dbfile::run_log(a),
+        Command::Manifest(a) => dbfile::run_manifest(a),
     };
     let code = match res {
         Ok(code) => code,

@@ -148,7 +148,7 @@ fn verify_one(
         Ok(t) => t,
         Err(e) => {
             let code = match &e {
-                OpenError::Io(_) | OpenError::RocksDb(_) => EXIT_ERROR,
+                OpenError::Io(_) | OpenError::RocksDb(_) | OpenError::NotATable(_) => EXIT_ERROR,
                 OpenError::Table(Error::RocksDb { .. }) => EXIT_ERROR,
                 OpenError::Table(te) if !te.is_corruption() => EXIT_ERROR,
                 OpenError::Table(_) => EXIT_FAIL,

@@ -137,7 +137,9 @@ impl Db {
             .map_err(|e| in_file("CURRENT", e))
             .and_then(|(name, _)| {
                 let bytes = std::fs::read(dir.join(&name)).map_err(|e| in_file(&name, e.into()))?;
-                let st = ManifestState::replay(&bytes, salvage).map_err(|e| in_file(&name, e))?;
+                // Any damage fails the replay: a MANIFEST missing an edit would give a wrong set
+                // of live tables; salvage then reads every table instead.
+                let st = ManifestState::replay(&bytes, false).map_err(|e| in_file(&name, e))?;
                 Ok((name, st))
             });
         let (manifest, mut state, repair_view) = match manifest {
