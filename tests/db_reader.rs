@@ -59,7 +59,7 @@ fn check_gets(db: &Db, e: &Value, field: &str, seq: u64) {
 
 #[test]
 fn scan_and_get_equal_what_leveldb_read() {
-    for name in ["basic", "snapshot"] {
+    for name in ["basic", "snapshot", "biglog"] {
         let db = Db::open(dir(name), DbOptions::default()).unwrap();
         let e = expected(name);
         assert_eq!(

@@ -7,6 +7,8 @@ bundles LevelDB 1.22), and records what LevelDB itself reads back in each expect
 Directories (each small, with a tiny write buffer so that tables land at several levels):
 - basic:    puts, overwrites and deletions over 3 rounds, flushed and compacted into tables at
             levels 0-2, then a last round left only in the live .log (never flushed).
+- biglog:   a live log whose batch of 70 KB crosses 32 KiB blocks (FIRST, MIDDLE and LAST
+            fragments), never flushed.
 - snapshot: a snapshot is held while later overwrites and deletions are compacted, so older
             versions stay in the tables; the snapshot's sequence number is recorded (LevelDB
             gives the first write sequence 1, each record of a batch the next one).
@@ -163,10 +165,37 @@ def snapshot(out):
     finish(path, expected)
 
 
+def biglog(out):
+    """A live log whose records cross 32 KiB blocks (FIRST, MIDDLE, LAST fragments)."""
+    path = os.path.join(out, "biglog")
+    db = opened(path)
+    seq = 0
+    for i in range(5):
+        db.put(key(i), value(i, 0))
+        seq += 1
+    with db.write_batch() as wb:
+        # The big value is deleted in the same batch: the record still spans three blocks,
+        # and expected.json stays small.
+        wb.put(b"big/70000", bytes((i * 7) % 251 for i in range(70000)))
+        wb.delete(b"big/70000")
+        wb.delete(key(3))
+        wb.put(key(9), b"in the big batch")
+        seq += 4
+    db.put(b"after", b"small")  # LevelDB switches to a new log here (the memtable is full)
+    seq += 1
+    expected = {
+        "last_sequence": seq,
+        "scan": dump(db),
+        "gets": gets(db, [key(3), key(4), key(9), b"big/70000", b"after", b"nope"]),
+    }
+    db.close()
+    finish(path, expected)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "testdata/db"
     os.makedirs(out, exist_ok=True)
-    for name, make in (("basic", basic), ("snapshot", snapshot)):
+    for name, make in (("basic", basic), ("snapshot", snapshot), ("biglog", biglog)):
         p = os.path.join(out, name)
         if os.path.exists(p):
             shutil.rmtree(p)
