@@ -117,7 +117,7 @@ impl<'a> LogReader<'a> {
                 }
                 return Fragment::Bad(Self::bad(
                     start,
-                    left_in_block,
+                    left_in_block.min(rest.len()),
                     "zero-length record of type 0",
                 ));
             }
@@ -240,5 +240,74 @@ impl<'a> Iterator for LogReader<'a> {
                 },
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::log_writer::LogWriter;
+
+    fn log(records: &[&[u8]]) -> Vec<u8> {
+        let mut w = LogWriter::new(Vec::new());
+        for r in records {
+            w.add_record(r).unwrap();
+        }
+        w.into_inner()
+    }
+
+    #[test]
+    fn damage_is_reported_where_it_is_and_later_blocks_are_read() {
+        let big = vec![7u8; 40_000];
+        let mut bytes = log(&[b"one", &big, b"three"]);
+        // A bad checksum in the first record: the rest of block 0 is dropped (the FIRST
+        // fragment of the big record too), its LAST fragment in block 1 has no start, and
+        // "three" is read.
+        bytes[8] ^= 1;
+        let items: Vec<LogItem<'_>> = LogReader::new(&bytes).collect();
+        let mut kinds = Vec::new();
+        for i in &items {
+            kinds.push(match i {
+                LogItem::Record { data, .. } => format!("record {}", data.len()),
+                LogItem::Damage(Error::BadLogRecord { offset, reason, .. }) => {
+                    format!("{reason} at {offset}")
+                }
+                other => format!("{other:?}"),
+            });
+        }
+        assert_eq!(
+            kinds,
+            [
+                "checksum mismatch at 0".to_string(),
+                format!("missing start of fragmented record at {LOG_BLOCK_SIZE}"),
+                "record 5".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cut_file_ends_in_a_torn_tail_and_a_stray_type_0_header_is_damage() {
+        let bytes = log(&[b"one", b"two"]);
+        let cut = &bytes[..bytes.len() - 1];
+        let items: Vec<LogItem<'_>> = LogReader::new(cut).collect();
+        assert!(matches!(items[0], LogItem::Record { .. }));
+        assert!(
+            matches!(items[1], LogItem::TornTail { offset: 10, len: 9 }),
+            "{items:?}"
+        );
+        // A zero-length type-0 header followed by non-zero bytes, near the end of the file:
+        // damage whose dropped bytes stay inside the file.
+        let mut z = vec![0u8; 7];
+        z.extend_from_slice(b"xy");
+        match LogReader::new(&z).next() {
+            Some(LogItem::Damage(Error::BadLogRecord {
+                offset: 0,
+                dropped: 9,
+                ..
+            })) => {}
+            other => panic!("{other:?}"),
+        }
+        // Zero padding only: nothing at all.
+        assert!(LogReader::new(&[0u8; 100]).next().is_none());
     }
 }
