@@ -7,6 +7,7 @@
 //! merged, snapshot-aware view) -> `reader` ([`Db`], the read-only database) and `records`
 //! (every record of every file, for forensics).
 
+pub mod bulk;
 pub mod cursor;
 pub mod filename;
 pub mod format;

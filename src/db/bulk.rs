@@ -1,0 +1,276 @@
+//! Bulk build: sorted entries -> a complete LevelDB database directory that LevelDB opens
+//! without compacting (there is no bulk load in LevelDB itself; RocksDB has
+//! `SstFileWriter` + `IngestExternalFile`).
+//!
+//! ```text
+//! target/ (appears whole, by one rename of a temporary directory beside it)
+//!   000002.ldb ... 00000N.ldb  tables of ~target_file_size, internal keys (user key,
+//!                              sequence 1.., kValue), key ranges back to back, all at one
+//!                              level (6 by default: LevelDB never compacts its last level
+//!                              for size, and a read there meets one table per key, so no
+//!                              seek compaction either)
+//!   MANIFEST-(N+1)             one VersionEdit: comparator, log number N+2 (no log file),
+//!                              next file N+3, last sequence = entries, the new files
+//!   CURRENT                    "MANIFEST-(N+1)\n"
+//! ```
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::coding;
+use crate::db::filename::{manifest_file_name, table_file_name};
+use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS, TARGET_FILE_SIZE};
+use crate::db::log_writer::LogWriter;
+use crate::db::version_edit::{NewFile, VersionEdit};
+use crate::error::{Error, Result};
+use crate::format::TYPE_VALUE;
+use crate::internal_key;
+use crate::options::Options;
+use crate::table_builder::TableBuilder;
+
+/// How a bulk build writes its tables.
+#[derive(Clone, Debug)]
+pub struct BulkOptions {
+    /// Table options (compression, block size, filter). Keys are written as internal keys
+    /// with the bytewise comparator whatever `comparator` says here.
+    pub table: Options,
+    /// A table is closed once it reaches this many bytes (LevelDB's `max_file_size`, 2 MiB).
+    pub target_file_size: u64,
+    /// The level the tables go to (6, the deepest).
+    pub level: usize,
+}
+
+impl Default for BulkOptions {
+    fn default() -> Self {
+        BulkOptions {
+            table: Options::default().bloom(10),
+            target_file_size: TARGET_FILE_SIZE,
+            level: NUM_LEVELS - 1,
+        }
+    }
+}
+
+/// What a bulk build wrote.
+#[derive(Debug, Clone, Default)]
+pub struct BulkStats {
+    /// Entries written.
+    pub entries: u64,
+    /// Tables written, with their level, number, size and key range.
+    pub files: Vec<NewFile>,
+    /// Bytes of all tables.
+    pub bytes: u64,
+}
+
+struct OpenTable {
+    builder: TableBuilder<BufWriter<File>>,
+    number: u64,
+    smallest: Vec<u8>,
+}
+
+/// Writes a LevelDB database directory from entries in increasing key order.
+pub struct BulkBuilder {
+    target: PathBuf,
+    tmp: Option<tempfile::TempDir>,
+    opts: BulkOptions,
+    table_opts: Options,
+    current: Option<OpenTable>,
+    stats: BulkStats,
+    next_number: u64,
+    last_key: Option<Vec<u8>>,
+    ikey: Vec<u8>,
+    failed: bool,
+}
+
+impl BulkBuilder {
+    /// Starts a build of the directory `target`, which must not exist; the work happens in a
+    /// temporary directory beside it.
+    ///
+    /// # Errors
+    /// `target` exists, its parent cannot be written, or the options are invalid.
+    pub fn create(target: impl AsRef<Path>, opts: BulkOptions) -> Result<Self> {
+        let target = target.as_ref().to_path_buf();
+        if target.exists() {
+            return Err(Error::InvalidArgument(format!(
+                "{} exists; a bulk build writes a new directory",
+                target.display()
+            )));
+        }
+        if opts.level >= NUM_LEVELS || opts.target_file_size == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "level must be < {NUM_LEVELS} and the target file size > 0"
+            )));
+        }
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}.bulk-"))
+            .tempdir_in(&parent)?;
+        let mut table_opts = opts.table.clone();
+        table_opts.comparator = std::sync::Arc::new(crate::comparator::BytewiseComparator);
+        let table_opts = table_opts.internal_keys();
+        Ok(BulkBuilder {
+            target,
+            tmp: Some(tmp),
+            opts,
+            table_opts,
+            current: None,
+            stats: BulkStats::default(),
+            next_number: 2,
+            last_key: None,
+            ikey: Vec::new(),
+            failed: false,
+        })
+    }
+
+    fn dir(&self) -> &Path {
+        // ok: `tmp` is only taken by `finish`, which consumes the builder.
+        self.tmp.as_ref().map_or(Path::new("."), |t| t.path())
+    }
+
+    /// Adds an entry; keys must increase strictly (bytewise). Entry i gets sequence i + 1.
+    ///
+    /// # Errors
+    /// [`Error::OutOfOrder`] for a key not above the previous one (the build then fails);
+    /// I/O errors.
+    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        if self.failed {
+            return Err(Error::InvalidArgument(
+                "the bulk build failed earlier".into(),
+            ));
+        }
+        if let Some(last) = &self.last_key {
+            if key <= last.as_slice() {
+                self.failed = true;
+                return Err(Error::OutOfOrder {
+                    previous: last.clone(),
+                    got: key.to_vec(),
+                });
+            }
+        }
+        let r = self.add_inner(key, value);
+        if r.is_err() {
+            self.failed = true;
+        }
+        r
+    }
+
+    fn add_inner(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let seq = self.stats.entries + 1;
+        self.ikey.clear();
+        self.ikey.extend_from_slice(key);
+        coding::put_fixed64(&mut self.ikey, internal_key::pack_tag(seq, TYPE_VALUE));
+        if self.current.is_none() {
+            let number = self.next_number;
+            self.next_number += 1;
+            let file = File::create(self.dir().join(table_file_name(number)))?;
+            let builder =
+                TableBuilder::new(BufWriter::with_capacity(1 << 16, file), &self.table_opts)?;
+            self.current = Some(OpenTable {
+                builder,
+                number,
+                smallest: self.ikey.clone(),
+            });
+        }
+        let Some(t) = self.current.as_mut() else {
+            return Ok(()); // ok: set just above
+        };
+        t.builder.add(&self.ikey, value)?;
+        self.stats.entries = seq;
+        self.last_key = Some(key.to_vec());
+        if t.builder.file_size() >= self.opts.target_file_size {
+            self.close_table()?;
+        }
+        Ok(())
+    }
+
+    fn close_table(&mut self) -> Result<()> {
+        let Some(t) = self.current.take() else {
+            return Ok(());
+        };
+        let (w, _) = t.builder.finish()?;
+        let file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
+        file.sync_all()?;
+        let size = file.metadata()?.len();
+        let largest = self.ikey.clone();
+        self.stats.bytes += size;
+        self.stats.files.push(NewFile {
+            level: self.opts.level as u32,
+            number: t.number,
+            size,
+            smallest: t.smallest,
+            largest,
+        });
+        Ok(())
+    }
+
+    /// Entries added so far.
+    pub fn entries(&self) -> u64 {
+        self.stats.entries
+    }
+
+    /// Finishes the last table, writes the MANIFEST and CURRENT, and renames the directory
+    /// into place (after fsyncing every file and the directory).
+    ///
+    /// # Errors
+    /// I/O errors, an earlier failure, or a target that appeared meanwhile; nothing is left
+    /// at the target then.
+    pub fn finish(mut self) -> Result<BulkStats> {
+        if self.failed {
+            return Err(Error::InvalidArgument(
+                "the bulk build failed earlier".into(),
+            ));
+        }
+        self.close_table()?;
+        let manifest = self.next_number;
+        let log_number = manifest + 1;
+        let edit = VersionEdit {
+            comparator: Some(BYTEWISE_COMPARATOR_NAME.to_string()),
+            log_number: Some(log_number),
+            prev_log_number: Some(0),
+            next_file_number: Some(log_number + 1),
+            last_sequence: Some(self.stats.entries),
+            new_files: self.stats.files.clone(),
+            ..VersionEdit::default()
+        };
+        let mut record = Vec::new();
+        edit.encode(&mut record);
+        let dir = self.dir().to_path_buf();
+        let mut w = LogWriter::new(BufWriter::new(File::create(
+            dir.join(manifest_file_name(manifest)),
+        )?));
+        w.add_record(&record)?;
+        let file = w
+            .into_inner()
+            .into_inner()
+            .map_err(|e| Error::from(e.into_error()))?;
+        file.sync_all()?;
+        let mut cur = File::create(dir.join("CURRENT"))?;
+        cur.write_all(format!("{}\n", manifest_file_name(manifest)).as_bytes())?;
+        cur.sync_all()?;
+        File::open(&dir)?.sync_all()?;
+        if self.target.exists() {
+            return Err(Error::InvalidArgument(format!(
+                "{} appeared during the build",
+                self.target.display()
+            )));
+        }
+        let tmp = self.tmp.take().map(tempfile::TempDir::keep);
+        if let Some(path) = tmp {
+            if let Err(e) = std::fs::rename(&path, &self.target) {
+                let _ = std::fs::remove_dir_all(&path);
+                return Err(e.into());
+            }
+        }
+        if let Some(parent) = self.target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            File::open(parent)?.sync_all()?;
+        }
+        Ok(std::mem::take(&mut self.stats))
+    }
+}
