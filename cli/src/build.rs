@@ -107,14 +107,14 @@ pub struct Args {
 }
 
 /// One input entry and the line it came from.
-struct Entry {
-    key: Vec<u8>,
-    value: Vec<u8>,
-    line: u64,
+pub(crate) struct Entry {
+    pub(crate) key: Vec<u8>,
+    pub(crate) value: Vec<u8>,
+    pub(crate) line: u64,
 }
 
 /// Reads entries one at a time.
-struct Input {
+pub(crate) struct Input {
     lines: LineReader,
     format: InputFormat,
     hex: bool,
@@ -124,7 +124,23 @@ struct Input {
 }
 
 impl Input {
-    fn err(&self, msg: impl std::fmt::Display) -> Failure {
+    /// Opens `from` (`-` for stdin) in `format`.
+    pub(crate) fn open(from: &Path, format: InputFormat, hex: bool) -> Result<Self, Failure> {
+        Ok(Input {
+            lines: LineReader::open(from)?,
+            format,
+            hex,
+            buf: Vec::new(),
+            saw_seq: None,
+        })
+    }
+
+    /// Bytes read so far (for a progress bar).
+    pub(crate) fn bytes_read(&self) -> u64 {
+        self.lines.bytes_read
+    }
+
+    pub(crate) fn err(&self, msg: impl std::fmt::Display) -> Failure {
         Failure::error(format!(
             "{}: line {}: {msg}",
             self.lines.name(),
@@ -132,7 +148,7 @@ impl Input {
         ))
     }
 
-    fn next(&mut self) -> Result<Option<Entry>, Failure> {
+    pub(crate) fn next(&mut self) -> Result<Option<Entry>, Failure> {
         loop {
             if !self.lines.next_line(&mut self.buf)? {
                 return Ok(None);
@@ -217,7 +233,7 @@ fn compression(a: &Args) -> Result<Compression, Failure> {
     })
 }
 
-fn progress(from: &Path) -> Option<ProgressBar> {
+pub(crate) fn progress(from: &Path) -> Option<ProgressBar> {
     if !std::io::stderr().is_terminal() || from.as_os_str() == "-" {
         return None;
     }

@@ -38,6 +38,9 @@ pub enum Command {
     Records(RecordsArgs),
     /// What the MANIFEST says: comparator, numbers, sequences, tables per level, logs.
     Info(InfoArgs),
+    /// Write a new database directory from sorted entries (a bulk load LevelDB opens
+    /// without compacting).
+    Build(crate::dbbuild::Args),
 }
 
 /// `sst db ...`
@@ -162,6 +165,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         Command::Get(s) => get(g, s),
         Command::Records(s) => list_records(g, s),
         Command::Info(s) => info(g, s),
+        Command::Build(s) => crate::dbbuild::run(s),
     }
 }
 

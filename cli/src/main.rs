@@ -7,6 +7,7 @@ mod bloom;
 mod build;
 mod common;
 mod db;
+mod dbbuild;
 mod dbfile;
 mod filter;
 mod get;

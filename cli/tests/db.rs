@@ -283,3 +283,51 @@ fn table_commands_name_a_databases_other_files() {
         assert!(err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn db_build_writes_a_directory_db_scan_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.jsonl");
+    let input_rows: Vec<(String, String)> = (0..3000u32)
+        .map(|i| {
+            (
+                hex::encode(format!("k{:05}", (i * 7919) % 3000)),
+                hex::encode(format!("v{i}")),
+            )
+        })
+        .collect();
+    let text: String = input_rows
+        .iter()
+        .map(|(k, v)| format!("{{\"key\":\"{k}\",\"value\":\"{v}\"}}\n"))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    let out = tmp.path().join("db");
+    let (o, i) = (out.to_str().unwrap(), input.to_str().unwrap());
+    // Unsorted without --sort: refused, naming the line, and no directory.
+    let (code, _, err) = sst(&["db", "build", o, "--from", i]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 3: keys out of order"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = sst(&[
+        "db",
+        "build",
+        o,
+        "--from",
+        i,
+        "--sort",
+        "--table-size",
+        "8192",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut want = input_rows.clone();
+    want.sort();
+    let (_, scan, _) = sst(&["db", "scan", o, "--format", "jsonl"]);
+    assert_eq!(pairs(&rows(&scan)), want);
+    let (_, info, _) = sst(&["db", "info", o, "--format", "json"]);
+    let v: Value = serde_json::from_str(&info).unwrap();
+    assert!(v["levels"][6]["files"].as_array().unwrap().len() > 1);
+    assert_eq!(v["last_sequence"], 3000);
+    // An existing directory is not overwritten.
+    let (code, _, _) = sst(&["db", "build", o, "--from", i, "--sort"]);
+    assert_eq!(code, 2);
+}
