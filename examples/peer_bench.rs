@@ -33,6 +33,8 @@ use std::process::exit;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
+use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::{
     map_file, BlockCache, Compression, CountingReader, FilterStatus, KeyFormat, Options,
     RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
@@ -145,6 +147,8 @@ struct Config {
     reuse_table: bool,
     /// Outside the protocol: compress data blocks on a helper thread while building.
     parallel_compression: bool,
+    /// `--db DIR` (with the harness's `--peer-db`): the database level, see `db_fields`.
+    db: String,
 }
 
 fn build_options(c: &Config) -> Options {
@@ -561,11 +565,108 @@ fn run_bench(c: &Config, w: &Workload) -> i32 {
             "leveldb_table::map_file (mmap, as LevelDB's Env), CRC32C verified on every block read"
         },
     );
+    if !c.db.is_empty() {
+        errors += db_fields(&mut j, c, w);
+    }
     j.u64("peak_rss_bytes", proc_status_bytes("VmHWM"));
     j.u64("errors", errors);
     j.boolean("ok", errors == 0);
     println!("{}", j.done());
     i32::from(errors != 0)
+}
+
+// ----------------------------- database level --------------------------------
+
+/// Warm filter-first gets through `Db::get_into`: (hit s/op, miss s/op, wrong answers),
+/// after one untimed pass of each (as the C++ peer's `DB::Get` numbers).
+fn db_gets(db: &Db, w: &Workload) -> (f64, f64, u64) {
+    let mut bad = 0u64;
+    let mut v = Vec::new();
+    let seq = db.last_sequence();
+    let mut pass = |timed: bool| -> (f64, f64) {
+        let a = Instant::now();
+        for &(k, want) in &w.hits {
+            match db.get_into(k, seq, &mut v) {
+                Ok(Some(_)) if v.as_slice() == want => {}
+                _ => bad += u64::from(timed),
+            }
+        }
+        let hit = a.elapsed().as_secs_f64();
+        let a = Instant::now();
+        for &k in &w.misses {
+            if !matches!(db.get_into(k, seq, &mut v), Ok(None)) {
+                bad += u64::from(timed);
+            }
+        }
+        (hit, a.elapsed().as_secs_f64())
+    };
+    let _ = pass(false);
+    let (hit, miss) = pass(true);
+    (
+        hit / w.hits.len().max(1) as f64,
+        miss / w.misses.len().max(1) as f64,
+        bad,
+    )
+}
+
+/// `--db DIR`: bulk-builds the workload into a LevelDB directory at DIR (complete and needing
+/// no compaction when the build returns: `db_load_compact_s`), opens it read-only and times
+/// warm gets through it. When the C++ peer's directory (`peer_cpp_db`, written by LevelDB
+/// with WriteBatch + CompactRange) is beside DIR, the same gets are timed on it too
+/// (`db_leveldb_layout_*`): LevelDB's own layout, read by this crate.
+fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
+    let _ = std::fs::remove_dir_all(&c.db);
+    let cache = Arc::new(BlockCache::new(c.cache_mb << 20));
+    let a = Instant::now();
+    let opts = BulkOptions {
+        table: build_options(c).parallel_compression(false),
+        ..BulkOptions::default()
+    };
+    let mut b =
+        BulkBuilder::create(&c.db, opts).unwrap_or_else(|e| die(&format!("bulk {}: {e}", c.db)));
+    for &(k, v) in &w.entries {
+        b.add(k, v)
+            .unwrap_or_else(|e| die(&format!("bulk add: {e}")));
+    }
+    let stats = b
+        .finish()
+        .unwrap_or_else(|e| die(&format!("bulk finish: {e}")));
+    j.num("db_load_compact_s", a.elapsed().as_secs_f64());
+    j.u64("db_tables", stats.files.len() as u64);
+    let open = |dir: &str| {
+        let a = Instant::now();
+        let db = Db::open(
+            dir,
+            DbOptions {
+                block_cache: Some(cache.clone()),
+                ..DbOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| die(&format!("open db {dir}: {e}")));
+        (db, a.elapsed().as_secs_f64())
+    };
+    let (db, open_s) = open(&c.db);
+    let (hit, miss, mut bad) = db_gets(&db, w);
+    j.num("db_open_s", open_s);
+    j.num("db_get_hit_s_per_op", hit);
+    j.num("db_get_miss_s_per_op", miss);
+    drop(db);
+    let theirs = std::path::Path::new(&c.db).with_file_name("peer_cpp_db");
+    if theirs.join("CURRENT").exists() {
+        let (db, open_s) = open(&theirs.to_string_lossy());
+        let tables: usize = (0..7).map(|l| db.level_files(l).len()).sum();
+        let (hit, miss, b2) = db_gets(&db, w);
+        bad += b2;
+        j.u64("db_leveldb_layout_tables", tables as u64);
+        j.num("db_leveldb_layout_open_s", open_s);
+        j.num("db_leveldb_layout_get_hit_s_per_op", hit);
+        j.num("db_leveldb_layout_get_miss_s_per_op", miss);
+    }
+    j.str(
+        "db_get_api",
+        "leveldb_table::db::Db::get_into (read-only reader, pread, shared block cache)",
+    );
+    bad
 }
 
 // ----------------------------- profiling mode -------------------------------
@@ -697,7 +798,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: peer_bench --workload W (--table T | --verify-table T) \
          [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only] \
-         [--parallel-compression] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
+         [--parallel-compression] [--db DIR] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
     );
     exit(2)
 }
@@ -714,6 +815,7 @@ fn main() {
         repeat: 1,
         reuse_table: false,
         parallel_compression: false,
+        db: String::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -735,6 +837,7 @@ fn main() {
             "--repeat" => c.repeat = next().parse().unwrap_or_else(|_| usage()),
             "--reuse-table" => c.reuse_table = true,
             "--parallel-compression" => c.parallel_compression = true,
+            "--db" => c.db = next(),
             "--read" => {
                 let pread = match next().as_str() {
                     "pread" => true,

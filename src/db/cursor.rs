@@ -8,16 +8,20 @@
 //! ```
 
 use std::cmp::Ordering;
-use std::fs::File;
 
 use crate::comparator::Comparator;
 use crate::db::memtable::MemTable;
 use crate::db::version::FileMeta;
 use crate::error::{Error, Result};
 use crate::internal_key::InternalKeyComparator;
+use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::table::TableReader;
 use crate::table_iter::TableIter;
+
+/// How a database's tables are read: the file with `pread`, or a memory map
+/// ([`crate::db::DbOptions::mmap`]).
+pub type TableFile = Box<dyn RandomAccess + Send + Sync>;
 
 /// A forward cursor over sorted internal-key entries.
 pub trait Cursor {
@@ -76,12 +80,12 @@ impl Cursor for MemCursor<'_> {
 
 /// Cursor over one table of internal keys.
 pub struct TableCursor<'a> {
-    it: TableIter<'a, File>,
+    it: TableIter<'a, TableFile>,
 }
 
 impl<'a> TableCursor<'a> {
     /// A cursor over `table`.
-    pub fn new(table: &'a TableReader<File>, opts: ReadOptions) -> Self {
+    pub fn new(table: &'a TableReader<TableFile>, opts: ReadOptions) -> Self {
         TableCursor {
             it: table.iter(opts),
         }
@@ -118,7 +122,7 @@ pub trait TableSource {
     ///
     /// # Errors
     /// It cannot be opened; the error names the file.
-    fn table(&self, number: u64) -> Result<&TableReader<File>>;
+    fn table(&self, number: u64) -> Result<&TableReader<TableFile>>;
 }
 
 /// Cursor over the tables of one level >= 1 (sorted, not overlapping), opening each table

@@ -88,16 +88,28 @@ impl MemTable {
 
     /// The newest version of `user_key` with a sequence <= `snapshot`.
     pub fn get(&self, user_key: &[u8], snapshot: u64) -> MemLookup<'_> {
-        let mut target = Vec::with_capacity(user_key.len() + 8);
-        internal_key::lookup_key(&mut target, user_key, snapshot);
-        let i = self.lower_bound(&target);
+        if self.entries.is_empty() {
+            return MemLookup::NotFound;
+        }
+        let ucmp = self.cmp.user_comparator();
+        // First entry at or after (user_key, snapshot): versions of a key are stored newest
+        // (highest sequence) first.
+        let i = self.entries.partition_point(|(k, _, _)| {
+            match ucmp.compare(internal_key::user_key(k), user_key) {
+                Ordering::Less => true,
+                Ordering::Greater => false,
+                Ordering::Equal => {
+                    internal_key::parse_internal_key(k).is_some_and(|p| p.sequence > snapshot)
+                }
+            }
+        });
         let Some((k, v, _)) = self.entries.get(i) else {
             return MemLookup::NotFound;
         };
         let Some(p) = internal_key::parse_internal_key(k) else {
             return MemLookup::NotFound;
         };
-        if self.cmp.user_comparator().compare(p.user_key, user_key) != Ordering::Equal {
+        if ucmp.compare(p.user_key, user_key) != Ordering::Equal {
             return MemLookup::NotFound;
         }
         match p.value_type {

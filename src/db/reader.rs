@@ -20,7 +20,9 @@ use std::sync::{Arc, OnceLock};
 
 use crate::cache::BlockCache;
 use crate::comparator::{BytewiseComparator, Comparator};
-use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableSource};
+use crate::db::cursor::{
+    in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableFile, TableSource,
+};
 use crate::db::filename::{self, FileKind};
 use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
 use crate::db::log_reader::{LogItem, LogReader};
@@ -46,6 +48,11 @@ pub struct DbOptions {
     pub salvage: bool,
     /// Block cache shared by the tables (8 MiB, LevelDB's default, when `None`).
     pub block_cache: Option<Arc<BlockCache>>,
+    /// Read tables through read-only memory maps, as LevelDB does (false: `pread`). A
+    /// mapped table must not be truncated or rewritten in place while the database is open;
+    /// LevelDB never does either (it writes new tables and deletes old ones), but another
+    /// tool might. Needs the `mmap` feature (without it, tables are read with `pread`).
+    pub mmap: bool,
 }
 
 impl Default for DbOptions {
@@ -55,6 +62,7 @@ impl Default for DbOptions {
             verify_checksums: true,
             salvage: false,
             block_cache: None,
+            mmap: false,
         }
     }
 }
@@ -80,7 +88,7 @@ pub struct Db {
     icmp: InternalKeyComparator,
     mem: MemTable,
     logs: Vec<LogInfo>,
-    tables: BTreeMap<u64, (String, OnceLock<TableReader<File>>)>,
+    tables: BTreeMap<u64, (String, OnceLock<TableReader<TableFile>>)>,
     other_files: Vec<String>,
     last_sequence: u64,
     notes: Vec<String>,
@@ -88,6 +96,7 @@ pub struct Db {
     read: ReadOptions,
     /// No usable MANIFEST: every table is read, all as if at level 0.
     repair_view: bool,
+    mmap: bool,
 }
 
 /// The LevelDB files of a directory (name, kind), and its other names.
@@ -339,6 +348,7 @@ impl Db {
                 fill_cache: true,
             },
             repair_view,
+            mmap: opts.mmap,
         })
     }
 
@@ -542,7 +552,7 @@ impl Db {
 }
 
 impl TableSource for Db {
-    fn table(&self, number: u64) -> Result<&TableReader<File>> {
+    fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
         let Some((name, cell)) = self.tables.get(&number) else {
             return Err(Error::MissingFile {
                 file: filename::table_file_name(number),
@@ -552,7 +562,20 @@ impl TableSource for Db {
             return Ok(t);
         }
         let file = File::open(self.dir.join(name)).map_err(|e| in_file(name, e.into()))?;
-        let t = TableReader::open(file, self.reader_opts.clone()).map_err(|e| in_file(name, e))?;
+        let source: TableFile = if self.mmap {
+            #[cfg(feature = "mmap")]
+            {
+                Box::new(crate::mmap::map_file(&file).map_err(|e| in_file(name, e.into()))?)
+            }
+            #[cfg(not(feature = "mmap"))]
+            {
+                Box::new(file)
+            }
+        } else {
+            Box::new(file)
+        };
+        let t =
+            TableReader::open(source, self.reader_opts.clone()).map_err(|e| in_file(name, e))?;
         // Another thread may have opened it meanwhile: either copy serves.
         let _ = cell.set(t);
         cell.get()

@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 use std::fs::File;
 
-use crate::db::cursor::{in_table, TableSource};
+use crate::db::cursor::{in_table, TableFile, TableSource};
 use crate::db::filename::{self, FileKind};
 use crate::db::log_reader::{LogItem, LogReader};
 use crate::db::reader::Db;
@@ -68,7 +68,7 @@ pub struct DbRecord {
 }
 
 fn table_records(
-    t: &TableReader<File>,
+    t: &TableReader<TableFile>,
     file: &str,
     status: Option<RecordStatus>,
     out: &mut Vec<DbRecord>,
@@ -188,7 +188,8 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
         match FileKind::parse(&name) {
             Some(FileKind::Table(n)) if !live_tables.contains(&n) => {
                 let opts = ReaderOptions::default().keys(KeyFormat::Internal);
-                let t = TableReader::open(File::open(&path)?, opts).map_err(|e| Error::InFile {
+                let source: TableFile = Box::new(File::open(&path)?);
+                let t = TableReader::open(source, opts).map_err(|e| Error::InFile {
                     file: name.clone(),
                     source: Box::new(e),
                 })?;
