@@ -26,8 +26,13 @@ pub struct Options {
     pub comparator: Arc<dyn Comparator>,
     /// Compress data blocks on a helper thread while the builder fills the next block (off).
     /// The file is byte-for-byte the one the builder writes without it; `file_size` then
-    /// trails by the blocks still being compressed (at most two).
+    /// trails by the blocks still being compressed (the blocks in flight, at most 16).
     pub parallel_compression: bool,
+    /// Keys are a database's internal keys (false): `comparator` and `filter_policy` are
+    /// the *user* ones, and the builder orders keys by [`InternalKeyComparator`] over
+    /// `comparator` and builds filters over user keys ([`InternalFilterPolicy`]). Set by
+    /// [`internal_keys`](Self::internal_keys), in any order with the other setters.
+    pub internal: bool,
 }
 
 impl Default for Options {
@@ -39,6 +44,7 @@ impl Default for Options {
             filter_policy: None,
             comparator: Arc::new(BytewiseComparator),
             parallel_compression: false,
+            internal: false,
         }
     }
 }
@@ -55,6 +61,7 @@ impl std::fmt::Debug for Options {
             )
             .field("comparator", &self.comparator.name())
             .field("parallel_compression", &self.parallel_compression)
+            .field("internal", &self.internal)
             .finish()
     }
 }
@@ -98,13 +105,33 @@ impl Options {
 
     /// Writes a table as a LevelDB database does: keys are internal keys (user key + 8-byte
     /// tag), ordered by [`InternalKeyComparator`], and filters are built over user keys
-    /// ([`InternalFilterPolicy`]). Call after choosing the comparator and filter.
+    /// ([`InternalFilterPolicy`]). The comparator and filter stay the user ones and are
+    /// wrapped when a builder is created, so this may come before or after
+    /// [`bloom`](Self::bloom) and the others, and more than once.
     pub fn internal_keys(mut self) -> Self {
-        self.comparator = Arc::new(InternalKeyComparator::new(self.comparator));
-        self.filter_policy = self
-            .filter_policy
-            .map(|p| Arc::new(InternalFilterPolicy::new(p)) as Arc<dyn FilterPolicy>);
+        self.internal = true;
         self
+    }
+
+    /// The comparator the builder orders keys by: [`comparator`](Self::comparator), wrapped
+    /// in [`InternalKeyComparator`] for internal keys.
+    pub fn key_comparator(&self) -> Arc<dyn Comparator> {
+        if self.internal {
+            Arc::new(InternalKeyComparator::new(self.comparator.clone()))
+        } else {
+            self.comparator.clone()
+        }
+    }
+
+    /// The filter policy the builder uses: [`filter_policy`](Self::filter_policy), wrapped
+    /// in [`InternalFilterPolicy`] (filters over user keys) for internal keys.
+    pub fn key_filter_policy(&self) -> Option<Arc<dyn FilterPolicy>> {
+        let p = self.filter_policy.clone()?;
+        Some(if self.internal {
+            Arc::new(InternalFilterPolicy::new(p))
+        } else {
+            p
+        })
     }
 }
 

@@ -202,18 +202,19 @@ impl<W: Write> TableBuilder<W> {
                 "block size and restart interval must be at least 1".into(),
             ));
         }
-        let mut filter_block = opts.filter_policy.clone().map(FilterBlockBuilder::new);
+        let filter_policy = opts.key_filter_policy();
+        let mut filter_block = filter_policy.clone().map(FilterBlockBuilder::new);
         if let Some(f) = filter_block.as_mut() {
             f.start_block(0);
         }
         Ok(TableBuilder {
             writer,
             offset: 0,
-            comparator: opts.comparator.clone(),
+            comparator: opts.key_comparator(),
             block_size: opts.block_size,
             compression: opts.compression,
             restart_interval: opts.block_restart_interval,
-            filter_name: opts.filter_policy.as_ref().map(|p| p.name().to_string()),
+            filter_name: filter_policy.as_ref().map(|p| p.name().to_string()),
             data_block: BlockBuilder::new(opts.block_restart_interval),
             index_block: BlockBuilder::new(INDEX_RESTART_INTERVAL),
             filter_block,
