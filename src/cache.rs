@@ -308,31 +308,9 @@ fn new_slab(bytes: usize) -> BytesMut {
     let mut slab = BytesMut::with_capacity(bytes);
     #[cfg(target_os = "linux")]
     if bytes >= MIN_HUGE_SLAB {
-        advise_huge_pages(slab.spare_capacity_mut());
+        crate::os::advise_huge_pages(slab.spare_capacity_mut());
     }
     slab
-}
-
-/// Asks Linux to back the whole 2 MiB pages inside `mem` with transparent huge pages.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-pub(crate) fn advise_huge_pages<T>(mem: &mut [T]) {
-    const HUGE: usize = 2 << 20;
-    let start = mem.as_mut_ptr() as usize;
-    let Some(first) = start.checked_next_multiple_of(HUGE) else {
-        return;
-    };
-    let end = (start + std::mem::size_of_val(mem)) / HUGE * HUGE;
-    if end <= first {
-        return;
-    }
-    // SAFETY: `[first, end)` lies inside `mem`, memory this function borrows mutably, so no
-    // other reference observes it. MADV_HUGEPAGE is advice about how to back the range; it
-    // changes neither its contents nor its validity, and on failure (old kernel, THP
-    // disabled) nothing changes, which is why the result is ignored.
-    unsafe {
-        libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
-    }
 }
 
 /// A block buffer that returns to its pool when dropped.

@@ -36,9 +36,11 @@
 //! # Ok(())
 //! # }
 //! ```
-// Two documented `unsafe` blocks exist: in `mmap.rs` (the memory map) and in `cache.rs`
-// (`madvise` advice that block buffers be backed by huge pages); everything else is checked
-// by the compiler.
+// All `unsafe` code is in `os.rs`: the memory map (behind the `unsafe fn`s `map_file`,
+// `TableReader::open_mmap` and `Db::open_mmap`, whose callers promise the file is not
+// changed while mapped) and `madvise` advice that block buffers be backed by huge pages;
+// everything else is checked by the compiler. (`db/reader.rs` and `table.rs` only call
+// those `unsafe fn`s, inside their own `unsafe fn`s.)
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -60,9 +62,8 @@ mod hash;
 mod index;
 mod internal_key;
 mod io;
-#[cfg(feature = "mmap")]
-mod mmap;
 mod options;
+mod os;
 mod sketch;
 mod table;
 mod table_builder;
@@ -84,9 +85,9 @@ pub use filter::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilter
 pub use format::{BlockHandle, Footer};
 pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};
-#[cfg(feature = "mmap")]
-pub use mmap::map_file;
 pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
+#[cfg(feature = "mmap")]
+pub use os::map_file;
 pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
 pub use table_builder::{TableBuilder, TableFileBuilder, TableStats};
 pub use table_iter::{Entries, TableIter};

@@ -266,8 +266,14 @@ impl TableReader<Bytes> {
     ///
     /// # Errors
     /// I/O errors and every corruption [`TableReader::open`] reports.
-    pub fn open_mmap(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {
-        let map = crate::mmap::map_file(&File::open(path)?)?;
+    ///
+    /// # Safety
+    /// As [`crate::map_file`]: the file must not be truncated or modified while the table
+    /// (or any block read from it) is alive.
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mmap(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {
+        // SAFETY: the caller upholds `map_file`'s contract (this function's own).
+        let map = unsafe { crate::os::map_file(&File::open(path)?)? };
         Self::open(map, opts)
     }
 }
@@ -726,7 +732,7 @@ impl<R: RandomAccess> TableReader<R> {
                 // in 4 KiB pages nearly every lookup would also miss the TLB. Advised before
                 // the first write, so the pages are huge from the start.
                 #[cfg(target_os = "linux")]
-                crate::cache::advise_huge_pages(records.spare_capacity_mut());
+                crate::os::advise_huge_pages(records.spare_capacity_mut());
                 records.extend((0..index.len()).map(|i| {
                     // ok: i < index.len().
                     let handle = index.handle(i).unwrap_or_default();

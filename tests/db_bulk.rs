@@ -185,3 +185,129 @@ fn bad_input_is_an_error_and_leaves_no_directory() {
     assert!(!other.exists());
     let _ = std::io::stdout().flush();
 }
+
+const CHILD_ENV: &str = "DB_BULK_CHILD";
+const PAUSE_ENV: &str = "DB_BULK_PAUSE_TABLES";
+
+/// As the child of the kill test: builds 200,000 entries in tables of 64 KiB into the
+/// directory named by `DB_BULK_CHILD`, says "PAUSED" on stdout once `DB_BULK_PAUSE_TABLES`
+/// tables are written (the kill point: a build in progress), or "DONE" after `finish`, and
+/// waits for stdin to close. In a normal run: the same build, finished and checked.
+#[test]
+fn child_bulk_build() {
+    let (target, pause) = match std::env::var(CHILD_ENV) {
+        Ok(t) => (
+            std::path::PathBuf::from(t),
+            std::env::var(PAUSE_ENV).unwrap().parse::<u64>().unwrap(),
+        ),
+        Err(_) => {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("db");
+            let opts = BulkOptions {
+                target_file_size: 64 << 10,
+                ..BulkOptions::default()
+            };
+            let files = build(&dir, 20_000, opts);
+            let db = Db::open(&dir, DbOptions::default()).unwrap();
+            assert_eq!(db.level_files(6).len() as u64, files);
+            assert_eq!(
+                db.get(&entry(19_999).0).unwrap().map(|x| x.0),
+                Some(entry(19_999).1)
+            );
+            return;
+        }
+    };
+    let opts = BulkOptions {
+        target_file_size: 64 << 10,
+        ..BulkOptions::default()
+    };
+    let mut b = BulkBuilder::create(&target, opts).unwrap();
+    let mut said = false;
+    for i in 0..200_000u64 {
+        let (k, v) = entry(i);
+        b.add(&k, &v).unwrap();
+        if !said && pause > 0 && i % 64 == 0 {
+            let tables = std::fs::read_dir(target.parent().unwrap())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with(".db.bulk-"))
+                .map(|e| std::fs::read_dir(e.path()).map(|d| d.count()).unwrap_or(0) as u64)
+                .sum::<u64>();
+            if tables > pause {
+                println!("PAUSED");
+                std::io::stdout().flush().unwrap();
+                said = true;
+                let mut rest = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut rest);
+            }
+        }
+    }
+    b.finish().unwrap();
+    println!("DONE");
+    std::io::stdout().flush().unwrap();
+    let mut rest = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut rest);
+}
+
+#[test]
+fn a_killed_bulk_build_leaves_no_directory_or_a_complete_one() {
+    use std::io::BufRead;
+    // Kill points: after 1 table, after 20 tables, and after finish.
+    for pause in [1u64, 20, 0] {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("db");
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_bulk_build",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, &target)
+            .env(PAUSE_ENV, pause.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let done = loop {
+            line.clear();
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "the child ended early"
+            );
+            if line.contains("PAUSED") {
+                break false;
+            }
+            if line.contains("DONE") {
+                break true;
+            }
+        };
+        child.kill().unwrap(); // SIGKILL: no destructor, no cleanup
+        assert!(!child.wait().unwrap().success());
+        assert_eq!(done, pause == 0);
+        if done {
+            // Complete: every entry there.
+            let db = Db::open(&target, DbOptions::default()).unwrap();
+            assert_eq!(db.last_sequence(), 200_000);
+            assert_eq!(
+                db.get(&entry(199_999).0).unwrap().map(|x| x.0),
+                Some(entry(199_999).1)
+            );
+        } else {
+            assert!(
+                !target.exists(),
+                "a killed build left a directory at the target"
+            );
+            // Only the hidden temporary directory is left behind, never at the target's name.
+            let names: Vec<String> = std::fs::read_dir(tmp.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names.len(), 1, "{names:?}");
+            assert!(names[0].starts_with(".db.bulk-"), "{names:?}");
+        }
+    }
+}

@@ -20,7 +20,7 @@ use crate::table::TableReader;
 use crate::table_iter::TableIter;
 
 /// How a database's tables are read: the file with `pread`, or a memory map
-/// ([`crate::db::DbOptions::mmap`]).
+/// ([`crate::db::Db::open_mmap`]).
 pub type TableFile = Box<dyn RandomAccess + Send + Sync>;
 
 /// A forward cursor over sorted internal-key entries.

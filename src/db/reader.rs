@@ -48,11 +48,6 @@ pub struct DbOptions {
     pub salvage: bool,
     /// Block cache shared by the tables (8 MiB, LevelDB's default, when `None`).
     pub block_cache: Option<Arc<BlockCache>>,
-    /// Read tables through read-only memory maps, as LevelDB does (false: `pread`). A
-    /// mapped table must not be truncated or rewritten in place while the database is open;
-    /// LevelDB never does either (it writes new tables and deletes old ones), but another
-    /// tool might. Needs the `mmap` feature (without it, tables are read with `pread`).
-    pub mmap: bool,
 }
 
 impl Default for DbOptions {
@@ -62,7 +57,6 @@ impl Default for DbOptions {
             verify_checksums: true,
             salvage: false,
             block_cache: None,
-            mmap: false,
         }
     }
 }
@@ -136,7 +130,28 @@ impl Db {
     /// (unless `opts.salvage`); a comparator the options do not supply
     /// ([`Error::UnknownComparator`]). Every error names its file.
     pub fn open(dir: impl AsRef<Path>, opts: DbOptions) -> Result<Db> {
-        let dir = dir.as_ref().to_path_buf();
+        Self::open_with(dir.as_ref(), opts, false)
+    }
+
+    /// [`open`](Self::open), reading the tables through read-only memory maps as LevelDB
+    /// does (no system call or copy per block read). Without the `mmap` feature, the same as
+    /// `open`.
+    ///
+    /// # Safety
+    /// As [`crate::map_file`]: no table of the directory may be truncated or rewritten in
+    /// place while the `Db` is alive. LevelDB never does either (it writes new tables and
+    /// deletes old ones; a deleted file stays readable through its map), but another tool
+    /// might.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mmap(dir: impl AsRef<Path>, opts: DbOptions) -> Result<Db> {
+        Self::open_with(dir.as_ref(), opts, true)
+    }
+
+    fn open_with(dir: &Path, opts: DbOptions, mmap: bool) -> Result<Db> {
+        let dir = dir.to_path_buf();
         let (files, other_files) = list(&dir)?;
         let mut notes = Vec::new();
         let salvage = opts.salvage;
@@ -348,7 +363,7 @@ impl Db {
                 fill_cache: true,
             },
             repair_view,
-            mmap: opts.mmap,
+            mmap,
         })
     }
 
@@ -565,7 +580,10 @@ impl TableSource for Db {
         let source: TableFile = if self.mmap {
             #[cfg(feature = "mmap")]
             {
-                Box::new(crate::mmap::map_file(&file).map_err(|e| in_file(name, e.into()))?)
+                // SAFETY: `Db::open_mmap`'s caller promised the tables are not changed in place.
+                #[allow(unsafe_code)]
+                let map = unsafe { crate::os::map_file(&file) };
+                Box::new(map.map_err(|e| in_file(name, e.into()))?)
             }
             #[cfg(not(feature = "mmap"))]
             {

@@ -1,0 +1,75 @@
+//! The crate's only `unsafe` code, in one place: operating-system calls whose safety Rust
+//! cannot check. Read-only memory maps of table files ([`map_file`], feature `mmap`) and
+//! transparent-huge-page advice for the block cache's buffers (Linux).
+//!
+//! **Maps.** A mapped table is read without system calls or copies: every block is a view of
+//! the mapping ([`Bytes`] shares it), uncompressed blocks are parsed in place, and the OS page
+//! cache is the only copy of the file's bytes. LevelDB reads tables the same way
+//! (`PosixEnv::NewRandomAccessFile` maps them). Measured on the shared workload
+//! (docs/performance.md), it takes a `pread`, an allocation and a copy out of every block
+//! read.
+//!
+//! The contract of any file mapping applies, which is why [`map_file`] is an `unsafe fn`:
+//! the file must not be truncated or modified while it is mapped. Truncation makes later
+//! reads of the lost pages fault (`SIGBUS`), and modification changes bytes under a reader
+//! that already verified them. Tables are immutable once written (LevelDB and
+//! [`TableFileBuilder`](crate::TableFileBuilder) rename complete files into place and never
+//! write them again), so this holds for live databases; for files that another process may
+//! still change, open with [`File`] (`pread`) instead, the safe default everywhere.
+
+#[cfg(feature = "mmap")]
+use std::fs::File;
+#[cfg(feature = "mmap")]
+use std::io;
+
+#[cfg(feature = "mmap")]
+use bytes::Bytes;
+
+/// Maps `file` read-only and returns the whole mapping as shared bytes (zero-copy views,
+/// see [`RandomAccess::is_zero_copy`](crate::RandomAccess::is_zero_copy)).
+///
+/// # Safety
+/// The file must not be truncated or modified, by this or any other process, while the
+/// returned bytes (or any view of them) are alive: truncation makes reads fault (`SIGBUS`),
+/// modification changes bytes that were already checked. Table files of LevelDB databases
+/// and of this crate are never changed once written.
+///
+/// # Errors
+/// If the file cannot be mapped.
+#[cfg(feature = "mmap")]
+#[allow(unsafe_code)]
+pub unsafe fn map_file(file: &File) -> io::Result<Bytes> {
+    // SAFETY: `Mmap::map` is unsafe only because the file could be truncated or modified
+    // while it is mapped, which Rust cannot see; the caller promises it is not. The mapping
+    // is read-only and private to the returned `Bytes`.
+    let map = unsafe { memmap2::Mmap::map(file)? };
+    #[cfg(target_os = "linux")]
+    {
+        // Advice only: where the page cache holds huge folios, map them as huge pages
+        // (fewer TLB misses on random lookups). Failure changes nothing.
+        let _ = map.advise(memmap2::Advice::HugePage);
+    }
+    Ok(Bytes::from_owner(map))
+}
+
+/// Asks Linux to back the whole 2 MiB pages inside `mem` with transparent huge pages.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub(crate) fn advise_huge_pages<T>(mem: &mut [T]) {
+    const HUGE: usize = 2 << 20;
+    let start = mem.as_mut_ptr() as usize;
+    let Some(first) = start.checked_next_multiple_of(HUGE) else {
+        return;
+    };
+    let end = (start + std::mem::size_of_val(mem)) / HUGE * HUGE;
+    if end <= first {
+        return;
+    }
+    // SAFETY: `[first, end)` lies inside `mem`, memory this function borrows mutably, so no
+    // other reference observes it. MADV_HUGEPAGE is advice about how to back the range; it
+    // changes neither its contents nor its validity, and on failure (old kernel, THP
+    // disabled) nothing changes, which is why the result is ignored.
+    unsafe {
+        libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+    }
+}
