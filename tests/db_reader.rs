@@ -59,7 +59,7 @@ fn check_gets(db: &Db, e: &Value, field: &str, seq: u64) {
 
 #[test]
 fn scan_and_get_equal_what_leveldb_read() {
-    for name in ["basic", "snapshot", "biglog"] {
+    for name in ["basic", "snapshot", "biglog", "goleveldb"] {
         let db = Db::open(dir(name), DbOptions::default()).unwrap();
         let e = expected(name);
         assert_eq!(
@@ -79,13 +79,16 @@ fn scan_and_get_equal_what_leveldb_read() {
 
 #[test]
 fn reads_at_a_snapshot_equal_a_leveldb_snapshot() {
-    let db = Db::open(dir("snapshot"), DbOptions::default()).unwrap();
-    let e = expected("snapshot");
-    let seq = e["snapshot_seq"].as_u64().unwrap();
-    assert_eq!(scan(&db, seq), want_scan(&e, "snapshot_scan"));
-    check_gets(&db, &e, "snapshot_gets", seq);
-    // The snapshot's versions are older than the newest ones: the two views differ.
-    assert_ne!(scan(&db, seq), scan(&db, db.last_sequence()));
+    // C++ LevelDB's snapshot, and goleveldb's.
+    for name in ["snapshot", "goleveldb"] {
+        let db = Db::open(dir(name), DbOptions::default()).unwrap();
+        let e = expected(name);
+        let seq = e["snapshot_seq"].as_u64().unwrap();
+        assert_eq!(scan(&db, seq), want_scan(&e, "snapshot_scan"), "{name}");
+        check_gets(&db, &e, "snapshot_gets", seq);
+        // The snapshot's versions are older than the newest ones: the two views differ.
+        assert_ne!(scan(&db, seq), scan(&db, db.last_sequence()));
+    }
 }
 
 #[test]

@@ -51,7 +51,7 @@ fn pairs(v: &[Value]) -> Vec<(String, String)> {
 
 #[test]
 fn db_scan_equals_leveldb_iteration_now_and_at_a_snapshot() {
-    for name in ["basic", "snapshot", "biglog"] {
+    for name in ["basic", "snapshot", "biglog", "goleveldb"] {
         let e = expected(name);
         let (code, out, err) = sst(&["db", "scan", &db(name), "--format", "jsonl"]);
         assert_eq!(code, 0, "{err}");
@@ -166,7 +166,7 @@ fn db_get_agrees_with_leveldb_on_present_deleted_and_never_written_keys() {
 
 #[test]
 fn db_records_has_one_live_row_per_live_key_and_says_where_each_is() {
-    for name in ["basic", "snapshot", "biglog"] {
+    for name in ["basic", "snapshot", "biglog", "goleveldb"] {
         let (code, out, _) = sst(&["db", "records", &db(name), "--format", "jsonl"]);
         assert_eq!(code, 0);
         let all = rows(&out);
