@@ -113,12 +113,16 @@ fn tag(internal_key: &[u8]) -> u64 {
 #[derive(Clone)]
 pub struct InternalKeyComparator {
     user: Arc<dyn Comparator>,
+    /// The user comparator is bytewise: user keys are compared as slices, without a
+    /// dynamic call per comparison.
+    bytewise: bool,
 }
 
 impl InternalKeyComparator {
     /// Wraps a user comparator.
     pub fn new(user: Arc<dyn Comparator>) -> Self {
-        InternalKeyComparator { user }
+        let bytewise = user.is_bytewise();
+        InternalKeyComparator { user, bytewise }
     }
 
     /// The user comparator.
@@ -140,7 +144,12 @@ impl Comparator for InternalKeyComparator {
 
     #[inline]
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        match self.user.compare(user_key(a), user_key(b)) {
+        let o = if self.bytewise {
+            user_key(a).cmp(user_key(b))
+        } else {
+            self.user.compare(user_key(a), user_key(b))
+        };
+        match o {
             Ordering::Equal => tag(b).cmp(&tag(a)),
             o => o,
         }
