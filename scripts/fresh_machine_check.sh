@@ -87,6 +87,10 @@ cp /etc/resolv.conf "$dir/etc/resolv.conf"
 for ca in /etc/ssl/certs/ca-certificates.crt; do
   [ -e "$ca" ] && install -D -m 0644 "$ca" "$dir$ca"
 done
+# The network's CA bundle also under a name apt never rewrites: installing `ca-certificates`
+# (python3-pip pulls it in) regenerates ca-certificates.crt without a network's own CA.
+[ -e /etc/ssl/certs/ca-certificates.crt ] &&
+  install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$dir/etc/ssl/network-ca.pem"
 
 # rustup's toolchain, and nothing else of this machine's.
 mkdir -p "$dir/root/.cargo/bin"
@@ -100,8 +104,8 @@ chmod -R a+rX "$dir/work"
 
 env_in=(env -i HOME=/root PATH=/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   RUSTUP_HOME=/root/.rustup CARGO_HOME=/root/.cargo CI=true LANG=C.UTF-8
-  SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt PIP_CERT=/etc/ssl/certs/ca-certificates.crt
-  CARGO_HTTP_CAINFO=/etc/ssl/certs/ca-certificates.crt)
+  SSL_CERT_FILE=/etc/ssl/network-ca.pem PIP_CERT=/etc/ssl/network-ca.pem
+  REQUESTS_CA_BUNDLE=/etc/ssl/network-ca.pem CARGO_HTTP_CAINFO=/etc/ssl/network-ca.pem)
 
 # 4. No rights to install: one line, exit 3, nothing run.
 chroot "$dir" useradd -m tester 2>/dev/null || true
