@@ -149,19 +149,24 @@ struct Config {
     parallel_compression: bool,
     /// `--db DIR` (with the harness's `--peer-db`): the database level, see `db_fields`.
     db: String,
+    /// Outside the protocol: build with the cache-local bloom filter (10 bits/key) instead
+    /// of LevelDB's.
+    local_bloom: bool,
 }
 
 fn build_options(c: &Config) -> Options {
-    Options::default()
-        .block_size(4096)
-        .restart_interval(16)
-        .bloom(10)
-        .compression(if c.snappy {
-            Compression::Snappy
-        } else {
-            Compression::None
-        })
-        .parallel_compression(c.parallel_compression)
+    let o = Options::default().block_size(4096).restart_interval(16);
+    let o = if c.local_bloom {
+        o.local_bloom(10.0)
+    } else {
+        o.bloom(10)
+    };
+    o.compression(if c.snappy {
+        Compression::Snappy
+    } else {
+        Compression::None
+    })
+    .parallel_compression(c.parallel_compression)
 }
 
 /// The table's source: a read-only memory map (the default, as LevelDB's `PosixEnv` reads
@@ -429,11 +434,22 @@ impl Json {
 
 fn common_fields(j: &mut Json, c: &Config, w: &Workload) {
     j.str("impl", IMPL);
+    let mut label = IMPL.to_string();
     if c.parallel_compression {
-        j.str("label", &format!("{IMPL}+parallel_compression"));
-    } else {
-        j.str("label", IMPL);
+        label.push_str("+parallel_compression");
     }
+    if c.local_bloom {
+        label.push_str("+cache_local_bloom");
+    }
+    j.str("label", &label);
+    j.str(
+        "filter_policy",
+        if c.local_bloom {
+            "leveldb-table.CacheLocalBloom.1"
+        } else {
+            "leveldb.BuiltinBloomFilter2"
+        },
+    );
     j.u64("n", w.entries.len() as u64);
     j.u64("hits", w.hits.len() as u64);
     j.u64("misses", w.misses.len() as u64);
@@ -800,7 +816,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: peer_bench --workload W (--table T | --verify-table T) \
          [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only] \
-         [--parallel-compression] [--db DIR] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
+         [--parallel-compression] [--local-bloom] [--db DIR] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
     );
     exit(2)
 }
@@ -818,6 +834,7 @@ fn main() {
         reuse_table: false,
         parallel_compression: false,
         db: String::new(),
+        local_bloom: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -840,6 +857,7 @@ fn main() {
             "--reuse-table" => c.reuse_table = true,
             "--parallel-compression" => c.parallel_compression = true,
             "--db" => c.db = next(),
+            "--local-bloom" => c.local_bloom = true,
             "--read" => {
                 let pread = match next().as_str() {
                     "pread" => true,

@@ -81,6 +81,9 @@ pub const BLOOM_HASH_SEED: u32 = 0xbc9f_1d34;
 pub const BLOOM_POLICY_NAME: &str = "leveldb.BuiltinBloomFilter2";
 /// Name of the bloom policy before LevelDB 1.18, still written by goleveldb.
 pub const LEGACY_BLOOM_POLICY_NAME: &str = "leveldb.BuiltinBloomFilter";
+/// Name of this crate's cache-local bloom policy, layout version 1 (`filter/local.rs`);
+/// LevelDB does not know it and reads such tables unfiltered.
+pub const CACHE_LOCAL_BLOOM_NAME: &str = "leveldb-table.CacheLocalBloom.1";
 /// Largest probe count a bloom filter may carry; larger k bytes are "reserved" and match all.
 pub const BLOOM_MAX_K: u8 = 30;
 /// Smallest bloom filter, in bits (`util/bloom.cc`: "for small n, we can see a very high false

@@ -81,7 +81,9 @@ pub use cache::BlockCache;
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};
 pub use error::{BlockKind, Error, Result, RocksDbFormat};
-pub use filter::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
+pub use filter::{
+    BloomFilter, BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, LegacyBloomFilterPolicy,
+};
 pub use format::{BlockHandle, Footer};
 pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};

@@ -414,6 +414,9 @@ impl<R: RandomAccess> TableReader<R> {
                 None if name == LEGACY_BLOOM_POLICY_NAME => {
                     Arc::new(LegacyBloomFilterPolicy::new(10))
                 }
+                None if name == crate::format::CACHE_LOCAL_BLOOM_NAME => {
+                    Arc::new(crate::filter::CacheLocalBloomPolicy::new(10.0))
+                }
                 None => return Some(FilterStatus::UnknownPolicy(name)),
             };
         self.filter_to_load = Some((policy, handle));

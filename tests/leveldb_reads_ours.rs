@@ -194,3 +194,67 @@ fn leveldb_reads_database_tables_with_internal_keys() {
         });
     }
 }
+
+#[test]
+fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
+    // LevelDB, configured with its bloom policy, finds no `filter.leveldb.BuiltinBloomFilter2`
+    // entry (the metaindex names `filter.leveldb-table.CacheLocalBloom.1`) and reads the data
+    // blocks unfiltered: every entry, every get and every seek still right.
+    for internal in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let table = dir.path().join("t.ldb");
+        let expected = dir.path().join("e.jsonl");
+        let mut opts = Options::default().local_bloom(9.5);
+        if internal {
+            opts = opts.internal_keys();
+        }
+        let mut b = TableBuilder::new(std::fs::File::create(&table).unwrap(), &opts).unwrap();
+        let mut e = std::io::BufWriter::new(std::fs::File::create(&expected).unwrap());
+        for (i, (k, v)) in entries(3000, |i| i % 40).into_iter().enumerate() {
+            let mut k = k;
+            if internal {
+                k.extend_from_slice(&((((i as u64) + 1) << 8) | 1).to_le_bytes());
+            }
+            b.add(&k, &v).unwrap();
+            writeln!(
+                e,
+                "{{\"key\":\"{}\",\"value\":\"{}\"}}",
+                hex::encode(&k),
+                hex::encode(&v)
+            )
+            .unwrap();
+        }
+        b.finish().unwrap();
+        e.flush().unwrap();
+        drop(e);
+        let mut cmd = Command::new(checker());
+        cmd.arg("--table")
+            .arg(&table)
+            .arg("--expected")
+            .arg(&expected)
+            .args(["--bloom", "10"]);
+        if internal {
+            cmd.arg("--internal");
+        }
+        let out = cmd.output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for field in [
+            "forward_mismatches",
+            "backward_mismatches",
+            "seek_failures",
+            "get_failures",
+        ] {
+            assert_eq!(v[field], 0, "{field}: {v}");
+        }
+        assert_eq!(v["entries"], 3000);
+        assert_eq!(v["status"], "ok");
+        // Unfiltered: every absent in-range probe went to a data block.
+        assert_eq!(v["filter_passed"], v["filter_baseline"], "{v}");
+        // And our reader uses the filter: most absent keys never reach a block.
+        let t = leveldb_table::TableReader::open_path(&table).unwrap();
+        assert!(matches!(
+            t.filter_status(),
+            leveldb_table::FilterStatus::Used
+        ));
+    }
+}

@@ -3,7 +3,7 @@
 //! Input: `len: u16 LE | len bytes of filter-block data | probe stream`. The filter-block
 //! data is read with `raw::FilterBlockReader` (bloom policy) and probed with arbitrary block
 //! offsets and keys; the same bytes are also probed directly as one bloom filter with
-//! `BloomFilterPolicy` and `LegacyBloomFilterPolicy`. The probe stream also supplies keys
+//! `BloomFilterPolicy`, `LegacyBloomFilterPolicy` and `CacheLocalBloomPolicy`. The probe stream also supplies keys
 //! that are built into a filter block and into bloom filters, and then every added key must
 //! match (a filter never answers a wrong "no").
 #![no_main]
@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use arbitrary::{Result, Unstructured};
 use leveldb_table::raw::{FilterBlockBuilder, FilterBlockReader};
-use leveldb_table::{BloomFilter, BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
+use leveldb_table::{
+    BloomFilter, BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, LegacyBloomFilterPolicy,
+};
 use libfuzzer_sys::fuzz_target;
 
 fn run(data: &[u8]) -> Result<()> {
@@ -26,6 +28,7 @@ fn run(data: &[u8]) -> Result<()> {
     let bits: u8 = u.int_in_range(0..=40)?;
     let bloom: Arc<dyn FilterPolicy> = Arc::new(BloomFilterPolicy::new(usize::from(bits)));
     let legacy = LegacyBloomFilterPolicy::new(usize::from(bits));
+    let local = CacheLocalBloomPolicy::new(f64::from(bits) + f64::from(u.int_in_range(0..=9u8)?) / 10.0);
 
     // Hostile bytes as a filter block and as a single filter.
     let reader = FilterBlockReader::new(bloom.clone(), filter_bytes);
@@ -47,6 +50,7 @@ fn run(data: &[u8]) -> Result<()> {
         let _ = reader.key_may_match(offset, key);
         let _ = bloom.key_may_match(key, filter_bytes);
         let _ = legacy.key_may_match(key, filter_bytes);
+        let _ = local.key_may_match(key, filter_bytes);
     }
 
     // Built filters answer "may match" for every key they were built from.
@@ -84,6 +88,8 @@ fn run(data: &[u8]) -> Result<()> {
     bloom.create_filter(&all, &mut single);
     let mut legacy_filter = Vec::new();
     legacy.create_filter(&all, &mut legacy_filter);
+    let mut local_filter = Vec::new();
+    local.create_filter(&all, &mut local_filter);
     let mut standalone = BloomFilter::for_capacity(all.len(), 0.01);
     for k in &all {
         standalone.insert(k);
@@ -95,6 +101,7 @@ fn run(data: &[u8]) -> Result<()> {
             "legacy bloom filter lost a key"
         );
         assert!(standalone.contains(k), "standalone bloom filter lost a key");
+        assert!(local.key_may_match(k, &local_filter), "cache-local filter lost a key");
         assert!(bloom.key_may_match(k, standalone.as_bytes()));
     }
     Ok(())

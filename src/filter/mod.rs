@@ -6,9 +6,11 @@
 //! (`"filter." + name`), and a reader only uses a filter whose name it knows.
 
 mod bloom;
+mod local;
 
 pub use bloom::{k_for_bits_per_key, probes};
 pub use bloom::{BloomFilter, BloomFilterPolicy, LegacyBloomFilterPolicy};
+pub use local::CacheLocalBloomPolicy;
 
 /// A filter policy, as LevelDB's `FilterPolicy`.
 pub trait FilterPolicy: Send + Sync {
