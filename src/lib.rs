@@ -71,6 +71,7 @@ mod table_iter;
 mod verify;
 
 pub mod db;
+pub mod refilter;
 pub mod salvage;
 
 pub use atomic_file::{write_atomically, AtomicFile};

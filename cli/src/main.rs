@@ -12,6 +12,7 @@ mod dbfile;
 mod filter;
 mod get;
 mod output;
+mod refilter;
 mod salvage;
 mod scan;
 mod stats;
@@ -89,6 +90,8 @@ enum Command {
     Log(dbfile::LogArgs),
     /// Dump a MANIFEST: its VersionEdits.
     Manifest(dbfile::ManifestArgs),
+    /// Rewrite a table with another filter; data blocks are copied byte for byte.
+    Refilter(refilter::Args),
 }
 
 /// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
@@ -137,6 +140,7 @@ fn main() {
         Command::Db(a) => db::run(&g, a),
         Command::Log(a) => dbfile::run_log(a),
         Command::Manifest(a) => dbfile::run_manifest(a),
+        Command::Refilter(a) => refilter::run(&g, a),
     };
     let code = match res {
         Ok(code) => code,
