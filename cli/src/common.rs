@@ -185,53 +185,9 @@ pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, Open
         return Err(OpenError::NotATable(msg));
     }
     let file = File::open(path).map_err(OpenError::Io)?;
-    match TableReader::open(file, g.reader_options()) {
-        Ok(t) => Ok(t),
-        Err(e) if e.is_corruption() && !matches!(e, Error::RocksDb { .. }) => {
-            // The library reads the index before it looks at the metaindex, so a legacy-magic
-            // RocksDB file whose index does not decode is reported as corruption.
-            match File::open(path).ok().and_then(|f| rocksdb_meta_key(&f)) {
-                Some(key) => Err(OpenError::RocksDb(key)),
-                None => Err(OpenError::Table(e)),
-            }
-        }
-        Err(e) => Err(OpenError::Table(e)),
-    }
-}
-
-/// A metaindex key that only RocksDB writes, if the file's metaindex has one.
-fn rocksdb_meta_key(file: &File) -> Option<String> {
-    use leveldb_table::raw::format::{self, ReadBlockOptions, FOOTER_LEN};
-    use leveldb_table::{BlockKind, BytewiseComparator, CompressionProfile, Footer, RandomAccess};
-    let size = file.size().ok()?;
-    let footer_at = size.checked_sub(FOOTER_LEN as u64)?;
-    let raw = file.read_at(footer_at, FOOTER_LEN).ok()?;
-    let footer = Footer::decode(raw.as_ref().try_into().ok()?, size).ok()?;
-    let rb = ReadBlockOptions {
-        verify_checksum: true,
-        profile: CompressionProfile::Auto,
-    };
-    let c = format::read_block(file, footer.metaindex, BlockKind::Metaindex, footer_at, rb).ok()?;
-    let block =
-        leveldb_table::raw::Block::new(c.data, BlockKind::Metaindex, footer.metaindex).ok()?;
-    let mut it = block.iter(&BytewiseComparator);
-    it.seek_to_first();
-    while it.valid() {
-        let k = it.key();
-        if [
-            &b"rocksdb."[..],
-            b"filter.rocksdb.",
-            b"fullfilter.",
-            b"partitionedfilter.",
-        ]
-        .iter()
-        .any(|p| k.starts_with(p))
-        {
-            return Some(String::from_utf8_lossy(k).into_owned());
-        }
-        it.next();
-    }
-    None
+    // The library names RocksDB files itself (by magic, or by the metaindex's RocksDB meta
+    // blocks, read before the index).
+    TableReader::open(file, g.reader_options()).map_err(OpenError::Table)
 }
 
 /// Why a table could not be opened.
@@ -241,9 +197,6 @@ pub enum OpenError {
     Io(io::Error),
     /// The library refused the table.
     Table(Error),
-    /// A RocksDB file (named by the metaindex key that shows it) the library took for a
-    /// damaged LevelDB table.
-    RocksDb(String),
     /// A directory or another file of a LevelDB database: what it is, which command reads it.
     NotATable(String),
 }
@@ -255,10 +208,6 @@ impl OpenError {
             OpenError::Io(e) => format!("{}: cannot open: {e}", path.display()),
             OpenError::NotATable(msg) => msg.clone(),
             OpenError::Table(e) => describe(path, e),
-            OpenError::RocksDb(key) => format!(
-                "{}: RocksDB SST (block-based table, legacy magic; metaindex has {key:?}), not LevelDB",
-                path.display()
-            ),
         }
     }
 }

@@ -148,13 +148,13 @@ fn verify_one(
         Ok(t) => t,
         Err(e) => {
             let code = match &e {
-                OpenError::Io(_) | OpenError::RocksDb(_) | OpenError::NotATable(_) => EXIT_ERROR,
+                OpenError::Io(_) | OpenError::NotATable(_) => EXIT_ERROR,
                 OpenError::Table(Error::RocksDb { .. }) => EXIT_ERROR,
                 OpenError::Table(te) if !te.is_corruption() => EXIT_ERROR,
                 OpenError::Table(_) => EXIT_FAIL,
             };
             let mut msg = e.message(path);
-            if let OpenError::Table(Error::RocksDb { .. }) | OpenError::RocksDb(_) = &e {
+            if let OpenError::Table(Error::RocksDb { .. }) = &e {
                 msg.push_str(" (not a LevelDB table)");
             }
             writeln!(out, "{msg}")?;

@@ -361,3 +361,56 @@ fn salvage_reads_past_damaged_blocks_and_lost_footers() {
     // Backwards is refused.
     assert_eq!(sst(&["scan", bad_s, "--salvage", "--reverse"]).0, 2);
 }
+
+#[test]
+fn refilter_copies_the_data_and_rebuilds_the_filter() {
+    let src = testdata("cases/small_snappy/000005.ldb");
+    let s = src.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same.ldb");
+    let local = dir.path().join("local.ldb");
+    let none = dir.path().join("none.ldb");
+    // LevelDB's policy at the table's own bits: the same bytes.
+    assert_eq!(sst(&["refilter", s, same.to_str().unwrap()]).0, 0);
+    assert_eq!(std::fs::read(&same).unwrap(), std::fs::read(&src).unwrap());
+    assert_eq!(
+        sst(&[
+            "refilter",
+            s,
+            local.to_str().unwrap(),
+            "--policy",
+            "local",
+            "--bloom-bits",
+            "9.5"
+        ])
+        .0,
+        0
+    );
+    assert_eq!(
+        sst(&["refilter", s, none.to_str().unwrap(), "--no-filter"]).0,
+        0
+    );
+    let (_, want, _) = sst(&["scan", s, "--format", "jsonl"]);
+    for t in [&local, &none] {
+        let (code, got, _) = sst(&["scan", t.to_str().unwrap(), "--format", "jsonl"]);
+        assert_eq!((code, &got), (0, &want));
+        assert_eq!(sst(&["verify", t.to_str().unwrap()]).0, 0);
+    }
+    let (_, stats, _) = sst(&["stats", local.to_str().unwrap(), "--format", "json"]);
+    assert!(stats.contains("leveldb-table.CacheLocalBloom.1"), "{stats}");
+    // A damaged table is refused and nothing is written.
+    let mut bytes = std::fs::read(&src).unwrap();
+    bytes[100] ^= 0x10;
+    let bad = dir.path().join("bad.ldb");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = dir.path().join("out.ldb");
+    let (code, _, err) = sst(&["refilter", bad.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("checksum"), "{err}");
+    assert!(!out.exists());
+    // Fractional bits need the cache-local policy.
+    assert_eq!(
+        sst(&["refilter", s, out.to_str().unwrap(), "--bloom-bits", "9.5"]).0,
+        2
+    );
+}
