@@ -46,13 +46,17 @@ thread_local! {
     static SEEK_KEY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
-/// The answer of a point lookup.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lookup {
+/// The answer of a point lookup: found (with the value), deleted, or not found.
+///
+/// [`TableReader::lookup`] returns it with the value (`Lookup<Vec<u8>>`, the default);
+/// [`TableReader::lookup_into`] puts the value in the caller's buffer and returns
+/// [`LookupKind`] (`Lookup<()>`): one type for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup<V = Vec<u8>> {
     /// The key has a value. `sequence` is set for internal-key tables.
     Found {
-        /// The value.
-        value: Vec<u8>,
+        /// The value (`()` from `lookup_into`, whose value is in the caller's buffer).
+        value: V,
         /// Sequence number of the version found (internal keys only).
         sequence: Option<u64>,
     },
@@ -65,22 +69,9 @@ pub enum Lookup {
     NotFound,
 }
 
-/// What [`TableReader::lookup_into`] found; the value, if any, is in the caller's buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LookupKind {
-    /// The key has a value. `sequence` is set for internal-key tables.
-    Found {
-        /// Sequence number of the version found (internal keys only).
-        sequence: Option<u64>,
-    },
-    /// The newest visible version is a deletion (internal keys only).
-    Deleted {
-        /// Sequence number of the deletion.
-        sequence: u64,
-    },
-    /// The table has no version of the key.
-    NotFound,
-}
+/// What [`TableReader::lookup_into`] found: a [`Lookup`] whose value is in the caller's
+/// buffer.
+pub type LookupKind = Lookup<()>;
 
 /// Why a table has no usable filter.
 #[derive(Debug)]
@@ -1150,7 +1141,7 @@ impl<R: RandomAccess> TableReader<R> {
     pub fn lookup(&self, key: &[u8], snapshot: u64, opts: ReadOptions) -> Result<Lookup> {
         let mut value = Vec::new();
         Ok(match self.lookup_into(key, snapshot, opts, &mut value)? {
-            LookupKind::Found { sequence } => Lookup::Found { value, sequence },
+            LookupKind::Found { sequence, .. } => Lookup::Found { value, sequence },
             LookupKind::Deleted { sequence } => Lookup::Deleted { sequence },
             LookupKind::NotFound => Lookup::NotFound,
         })
@@ -1171,7 +1162,10 @@ impl<R: RandomAccess> TableReader<R> {
         value.clear();
         if !self.internal {
             return Ok(match self.get_into(key, opts, value)? {
-                true => LookupKind::Found { sequence: None },
+                true => LookupKind::Found {
+                    value: (),
+                    sequence: None,
+                },
                 false => LookupKind::NotFound,
             });
         }
@@ -1182,6 +1176,7 @@ impl<R: RandomAccess> TableReader<R> {
         })?;
         Ok(match r {
             Some(ValueType::Value) => LookupKind::Found {
+                value: (),
                 sequence: Some(seq),
             },
             Some(ValueType::Deletion) => LookupKind::Deleted { sequence: seq },

@@ -86,7 +86,7 @@ impl<W: Write> Getter<'_, W> {
             Format::Text => common::push_text(line, key, self.hex),
         }
         match res {
-            Ok(LookupKind::Found { sequence }) => match self.format {
+            Ok(LookupKind::Found { sequence, .. }) => match self.format {
                 Format::Jsonl | Format::Json => {
                     line.extend_from_slice(b",\"found\":true,\"value\":\"");
                     common::push_hex(line, &self.value);

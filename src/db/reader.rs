@@ -481,7 +481,7 @@ impl Db {
                     .lookup_into(user_key, snapshot, self.read, &mut v)
                     .map_err(|e| in_table(f.number, e))?;
                 let (seq, found) = match r {
-                    LookupKind::Found { sequence } => (sequence.unwrap_or(0), true),
+                    LookupKind::Found { sequence, .. } => (sequence.unwrap_or(0), true),
                     LookupKind::Deleted { sequence } => (sequence, false),
                     LookupKind::NotFound => continue,
                 };
@@ -516,7 +516,7 @@ impl Db {
                     .lookup_into(user_key, snapshot, self.read, value)
                     .map_err(|e| in_table(f.number, e))?
                 {
-                    LookupKind::Found { sequence } => return Ok(Some(sequence.unwrap_or(0))),
+                    LookupKind::Found { sequence, .. } => return Ok(Some(sequence.unwrap_or(0))),
                     LookupKind::Deleted { .. } => return Ok(None),
                     LookupKind::NotFound => {}
                 }
