@@ -1,4 +1,5 @@
-//! On-disk constants, block handles, the footer, block trailers and `read_block`.
+//! On-disk constants, block handles and the footer (reading a block and its trailer is
+//! `block_read.rs`).
 //!
 //! ```text
 //! table file
@@ -20,16 +21,8 @@
 //! Every format constant of the crate lives in this module, each with the place in LevelDB
 //! (or the other writer) that defines it.
 
-use std::sync::Arc;
-
-use bytes::Bytes;
-
-use crate::cache::BufferPool;
 use crate::coding;
-use crate::compress::{self, CompressionProfile};
-use crate::crc32c;
 use crate::error::{BlockKind, Error, Result};
-use crate::io::RandomAccess;
 
 /// Table magic number: `kTableMagicNumber` in LevelDB's `table/format.h` (the first 64 bits of
 /// the SHA-1 of `http://code.google.com/p/leveldb/`). Also RocksDB's legacy block-based magic.
@@ -191,26 +184,6 @@ impl Footer {
     }
 }
 
-/// A block's bytes as read from the file, after checksum and decompression.
-#[derive(Debug, Clone)]
-pub struct BlockContents {
-    /// The uncompressed block.
-    pub data: Bytes,
-    /// Compression id of the stored block (the trailer's type byte).
-    pub compression: u8,
-    /// Whether the trailer's checksum was compared (and matched).
-    pub checksum_verified: bool,
-}
-
-/// How `read_block` treats a block.
-#[derive(Debug, Clone, Copy)]
-pub struct ReadBlockOptions {
-    /// Compare the trailer's CRC with the stored bytes.
-    pub verify_checksum: bool,
-    /// How compression id 2 is read.
-    pub profile: CompressionProfile,
-}
-
 /// Checks that `handle` (plus its trailer) lies inside the first `data_end` bytes of the file.
 ///
 /// # Errors
@@ -224,121 +197,4 @@ pub fn check_handle(handle: BlockHandle, kind: BlockKind, data_end: u64) -> Resu
             limit: data_end,
         }),
     }
-}
-
-/// Reads the block at `handle`: checks the handle against `data_end` (the footer's offset)
-/// before reading, then the checksum (if asked), then decompresses.
-///
-/// # Errors
-/// A bad handle, an I/O error, a checksum mismatch, an unknown compression id or a block
-/// that does not decompress; each error names the block.
-pub fn read_block<R: RandomAccess + ?Sized>(
-    file: &R,
-    handle: BlockHandle,
-    kind: BlockKind,
-    data_end: u64,
-    opts: ReadBlockOptions,
-) -> Result<BlockContents> {
-    read_block_in(file, handle, kind, data_end, opts, None)
-}
-
-/// [`read_block`] that decompresses into a buffer from `pool`, if given (the buffer goes
-/// back to the pool when the block is dropped).
-pub(crate) fn read_block_in<R: RandomAccess + ?Sized>(
-    file: &R,
-    handle: BlockHandle,
-    kind: BlockKind,
-    data_end: u64,
-    opts: ReadBlockOptions,
-    pool: Option<&Arc<BufferPool>>,
-) -> Result<BlockContents> {
-    check_handle(handle, kind, data_end)?;
-    // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
-    let n = handle.size as usize + BLOCK_TRAILER_LEN;
-    let raw = file
-        .read_at(handle.offset, n)
-        .map_err(|e| Error::io_at(e, kind, handle))?;
-    if raw.len() != n {
-        return Err(Error::TruncatedBlock {
-            kind,
-            handle,
-            got: raw.len(),
-        });
-    }
-    decode_block_in(raw, handle, kind, opts, pool)
-}
-
-/// Checks and decompresses `raw` = stored block + 5-byte trailer, read from `handle`.
-///
-/// # Errors
-/// As [`read_block`], except for the handle and I/O checks.
-pub fn decode_block(
-    raw: Bytes,
-    handle: BlockHandle,
-    kind: BlockKind,
-    opts: ReadBlockOptions,
-) -> Result<BlockContents> {
-    decode_block_in(raw, handle, kind, opts, None)
-}
-
-/// [`decode_block`], decompressing into a buffer from `pool` when there is one.
-pub(crate) fn decode_block_in(
-    raw: Bytes,
-    handle: BlockHandle,
-    kind: BlockKind,
-    opts: ReadBlockOptions,
-    pool: Option<&Arc<BufferPool>>,
-) -> Result<BlockContents> {
-    let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
-    if raw.len() < BLOCK_TRAILER_LEN {
-        return Err(Error::TruncatedBlock {
-            kind,
-            handle,
-            got: raw.len(),
-        });
-    }
-    if opts.verify_checksum {
-        // The checksum first: it streams through the block from its start, so the trailer
-        // is in the CPU cache when it is read (reading the type byte first costs a cache miss
-        // at the block's far end before the stream starts).
-        let actual = crc32c::value(&raw[..size + 1]);
-        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
-        if expected != actual {
-            return Err(Error::ChecksumMismatch {
-                kind,
-                handle,
-                expected,
-                actual,
-            });
-        }
-    }
-    let compression = raw[size];
-    let data = if compression == COMPRESSION_NONE {
-        raw.slice(..size)
-    } else {
-        let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
-        let out = compress::decompress_reusing(compression, &raw[..size], opts.profile, spare)
-            .map_err(|reason| Error::Decompress {
-                kind,
-                handle,
-                compression,
-                reason,
-            })?;
-        match pool {
-            Some(p) => p.bytes(out),
-            None => out.into_bytes(),
-        }
-    };
-    Ok(BlockContents {
-        data,
-        compression,
-        checksum_verified: opts.verify_checksum,
-    })
-}
-
-/// Builds the 5-byte trailer for `block` stored with compression id `compression`.
-pub fn block_trailer(block: &[u8], compression: u8) -> [u8; BLOCK_TRAILER_LEN] {
-    let crc = crc32c::extend(crc32c::value(block), &[compression]);
-    let m = crc32c::mask(crc).to_le_bytes();
-    [compression, m[0], m[1], m[2], m[3]]
 }

@@ -46,14 +46,17 @@
 
 mod atomic_file;
 mod block;
+mod block_buf;
 mod block_builder;
 mod block_dir;
+mod block_read;
 mod bloom;
 mod cache;
 mod coding;
 mod comparator;
 mod compress;
 mod crc32c;
+mod decompress_error;
 mod error;
 mod filter;
 mod filter_block;
@@ -117,6 +120,7 @@ pub mod raw {
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
+        pub use crate::block_read::*;
         pub use crate::format::*;
     }
     /// Block codecs.

@@ -21,9 +21,7 @@ use crate::block_builder::BlockBuilder;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::FilterPolicy;
 use crate::filter_block::FilterBlockBuilder;
-use crate::format::{
-    self, BlockHandle, Footer, BLOCK_TRAILER_LEN, COMPRESSION_NONE, FILTER_META_PREFIX,
-};
+use crate::format::{BlockHandle, Footer, BLOCK_TRAILER_LEN, COMPRESSION_NONE, FILTER_META_PREFIX};
 use crate::internal_key::InternalFilterPolicy;
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
@@ -125,7 +123,7 @@ pub fn refilter<R: RandomAccess, W: Write>(
             size: block.len() as u64,
         };
         out.write_all(block)?;
-        out.write_all(&format::block_trailer(block, COMPRESSION_NONE))?;
+        out.write_all(&crate::block_read::block_trailer(block, COMPRESSION_NONE))?;
         *at += (block.len() + BLOCK_TRAILER_LEN) as u64;
         Ok(h)
     };

@@ -22,20 +22,20 @@ use bytes::Bytes;
 
 use crate::block::{Block, RestartHints};
 use crate::block_dir::BlockDir;
+use crate::block_read::{self, BlockContents, ReadBlockOptions};
 use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
 use crate::comparator::{BytewiseComparator, Comparator};
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
 use crate::filter_block::{FilterBlockReader, FilterSpan};
 use crate::format::{
-    self, BlockContents, BlockHandle, Footer, ReadBlockOptions, BLOOM_POLICY_NAME,
-    FILTER_META_PREFIX, FOOTER_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
+    self, BlockHandle, Footer, BLOOM_POLICY_NAME, FILTER_META_PREFIX, FOOTER_LEN,
+    LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
 };
 use crate::index::ParsedIndex;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::io::RandomAccess;
 use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
-use crate::table_iter::TableIter;
 
 thread_local! {
     /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.
@@ -303,7 +303,7 @@ impl<R: RandomAccess> TableReader<R> {
         };
         check_not_rocksdb(&metaindex)?;
         let index_contents =
-            format::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
+            block_read::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
         let index = Block::new(index_contents.data, BlockKind::Index, footer.index)?;
 
         let mut table = TableReader {
@@ -422,7 +422,8 @@ impl<R: RandomAccess> TableReader<R> {
                 return (None, FilterStatus::Absent);
             };
             let kind = BlockKind::Filter;
-            match format::read_block(&self.file, *handle, kind, self.data_end(), self.meta_read) {
+            match block_read::read_block(&self.file, *handle, kind, self.data_end(), self.meta_read)
+            {
                 Ok(c) => (
                     Some(FilterBlockReader::new(policy.clone(), c.data)),
                     FilterStatus::Used,
@@ -495,7 +496,7 @@ impl<R: RandomAccess> TableReader<R> {
     /// Reads and checks any block of the table, bypassing the cache.
     ///
     /// # Errors
-    /// As [`format::read_block`].
+    /// As [`block_read::read_block`].
     pub fn read_block_contents(
         &self,
         handle: BlockHandle,
@@ -506,7 +507,7 @@ impl<R: RandomAccess> TableReader<R> {
             verify_checksum,
             profile: self.profile,
         };
-        format::read_block(&self.file, handle, kind, self.data_end(), rb)
+        block_read::read_block(&self.file, handle, kind, self.data_end(), rb)
     }
 
     /// The data block at `handle`, from the cache or the file.
@@ -515,7 +516,7 @@ impl<R: RandomAccess> TableReader<R> {
     /// is always a verified block.
     ///
     /// # Errors
-    /// As [`format::read_block`] and [`Block::new`].
+    /// As [`block_read::read_block`] and [`Block::new`].
     pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
         self.read_data_block_ra(handle, opts, None)
     }
@@ -579,7 +580,7 @@ impl<R: RandomAccess> TableReader<R> {
             _ => None,
         };
         let contents = match readahead {
-            None => format::read_block_in(
+            None => block_read::read_block_in(
                 &self.file,
                 handle,
                 BlockKind::Data,
@@ -589,7 +590,7 @@ impl<R: RandomAccess> TableReader<R> {
             )?,
             Some(ra) => {
                 let raw = ra.fetch(&self.file, handle, self.data_end())?;
-                let mut c = format::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
+                let mut c = block_read::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
                 if c.compression == format::COMPRESSION_NONE
                     && opts.fill_cache
                     && self.cache.is_some()
@@ -662,8 +663,13 @@ impl<R: RandomAccess> TableReader<R> {
                     verify_checksum: true,
                     profile: self.profile,
                 };
-                let c =
-                    format::read_block(&self.file, handle, BlockKind::Data, self.data_end(), rb)?;
+                let c = block_read::read_block(
+                    &self.file,
+                    handle,
+                    BlockKind::Data,
+                    self.data_end(),
+                    rb,
+                )?;
                 let block = Block::new(c.data, BlockKind::Data, handle)?;
                 let dir = BlockDir::build(&block);
                 let ip = slot.get_or_init(|| InPlace { handle, dir });
@@ -1236,11 +1242,6 @@ impl<R: RandomAccess> TableReader<R> {
         Ok(r.flatten())
     }
 
-    /// A cursor over the whole table.
-    pub fn iter(&self, opts: ReadOptions) -> TableIter<'_, R> {
-        TableIter::new(self, opts)
-    }
-
     /// Roughly where the data for `key` starts in the file (LevelDB's
     /// `ApproximateOffsetOf`): the offset of the data block the index routes `key` to, or the
     /// metaindex offset for keys past the last one.
@@ -1299,7 +1300,7 @@ fn read_metaindex<R: RandomAccess>(
     data_end: u64,
     rb: ReadBlockOptions,
 ) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
-    let contents = format::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
+    let contents = block_read::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
     let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
     let mut it = block.iter(&BytewiseComparator);
     let mut out = Vec::new();

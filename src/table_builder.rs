@@ -173,9 +173,9 @@ fn compress_blocks(kind: Compression, jobs: mpsc::Receiver<Job>, done: mpsc::Sen
             Ok((c, id)) if id != format::COMPRESSION_NONE => {
                 out.clear();
                 out.extend_from_slice(c);
-                (true, format::block_trailer(&out, id), None)
+                (true, crate::block_read::block_trailer(&out, id), None)
             }
-            Ok((c, id)) => (false, format::block_trailer(c, id), None),
+            Ok((c, id)) => (false, crate::block_read::block_trailer(c, id), None),
             Err(e) => (false, [0; format::BLOCK_TRAILER_LEN], Some(e)),
         };
         let d = Done {
@@ -432,14 +432,14 @@ impl<W: Write> TableBuilder<W> {
     fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
         let raw = block.finish();
         let res = stored_form(&mut self.compressor, self.compression, raw).and_then(|(c, id)| {
-            let trailer = format::block_trailer(c, id);
+            let trailer = crate::block_read::block_trailer(c, id);
             write_stored(&mut self.writer, &mut self.offset, c, &trailer)
         });
         res.map_err(|e| self.fail(e.into()))
     }
 
     fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
-        let trailer = format::block_trailer(contents, compression);
+        let trailer = crate::block_read::block_trailer(contents, compression);
         write_stored(&mut self.writer, &mut self.offset, contents, &trailer)
             .map_err(|e| self.fail(e.into()))
     }

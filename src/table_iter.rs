@@ -34,6 +34,13 @@ pub struct TableIter<'a, R> {
     forward: bool,
 }
 
+impl<R: RandomAccess> TableReader<R> {
+    /// A cursor over the whole table.
+    pub fn iter(&self, opts: ReadOptions) -> TableIter<'_, R> {
+        TableIter::new(self, opts)
+    }
+}
+
 impl<'a, R: RandomAccess> TableIter<'a, R> {
     pub(crate) fn new(table: &'a TableReader<R>, opts: ReadOptions) -> Self {
         TableIter {
