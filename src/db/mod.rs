@@ -8,6 +8,7 @@
 //! (every record of every file, for forensics).
 
 pub mod bulk;
+pub mod compaction;
 pub mod cursor;
 pub mod filename;
 pub mod format;
