@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::{Compression, Options};
 
-use crate::build::{progress, Entry, Input, InputFormat};
+use leveldb_table::db::extsort::ExternalSorter;
+
+use crate::build::{progress, Input, InputFormat};
 use crate::common::{self, CmdResult, Failure, EXIT_OK};
 
 const EXAMPLES: &str = "\
@@ -16,7 +18,8 @@ Examples:
   sst db build out-db --from entries.jsonl              {\"key\": hex, \"value\": hex} per line, sorted
   sst db build out-db --from data.tsv --format tsv --sort
   sst scan a.ldb --format jsonl | sst db build out-db --from -
-Keys must increase strictly (bytewise), or give --sort (the input is then held in memory).
+Keys must increase strictly (bytewise), or give --sort (sorted within --memory-mb, spilling
+sorted runs to a temporary directory beyond it).
 Entry i gets sequence number i + 1. A temporary directory beside DIR is renamed into place
 at the end: on any failure nothing appears at DIR.";
 
@@ -43,9 +46,13 @@ pub struct Args {
     /// tsv input: keys and values are hex.
     #[arg(long)]
     pub hex: bool,
-    /// Sort the input in memory (duplicate keys are an error) instead of requiring order.
+    /// Sort the input (duplicate keys are an error) instead of requiring order: in memory up
+    /// to --memory-mb, beyond that in sorted runs on disk merged at the end.
     #[arg(long)]
     pub sort: bool,
+    /// Memory budget of --sort, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    pub memory_mb: usize,
     /// Table compression.
     #[arg(long, value_enum, default_value_t = DbCompression::Snappy)]
     pub compression: DbCompression,
@@ -86,21 +93,13 @@ pub fn run(a: &Args) -> CmdResult {
     let fail = |e: leveldb_table::Error| Failure::error(format!("{}: {e}", a.dir.display()));
     let mut b = BulkBuilder::create(&a.dir, opts).map_err(fail)?;
     if a.sort {
-        let mut all: Vec<Entry> = Vec::new();
+        let mut sorter = ExternalSorter::new(a.memory_mb.saturating_mul(1 << 20));
         while let Some(e) = input.next()? {
-            all.push(e);
+            sorter.push(e.key, e.value).map_err(fail)?;
         }
-        all.sort_by(|x, y| x.key.cmp(&y.key));
-        if let Some(w) = all.windows(2).find(|w| w[0].key == w[1].key) {
-            return Err(Failure::error(format!(
-                "{}: lines {} and {}: the same key twice",
-                a.from.display(),
-                w[0].line,
-                w[1].line
-            )));
-        }
-        for e in &all {
-            b.add(&e.key, &e.value).map_err(fail)?;
+        for r in sorter.finish().map_err(fail)? {
+            let (k, v) = r.map_err(fail)?;
+            b.add(&k, &v).map_err(fail)?;
         }
     } else {
         while let Some(e) = input.next()? {

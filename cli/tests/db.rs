@@ -331,3 +331,64 @@ fn db_build_writes_a_directory_db_scan_reads_back() {
     let (code, _, _) = sst(&["db", "build", o, "--from", i, "--sort"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn db_build_sort_spills_sorted_runs_beyond_its_memory_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.tsv");
+    let n = 40_000u64;
+    let mut rows: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("key{:07}", (i * 7919) % n),
+                format!("value {i} {}", "x".repeat(40)),
+            )
+        })
+        .collect();
+    let text: String = rows.iter().map(|(k, v)| format!("{k}\t{v}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let out = tmp.path().join("db");
+    let (o, i) = (out.to_str().unwrap(), input.to_str().unwrap());
+    // ~3.5 MB of entries with a 1 MiB budget: several runs on disk, merged.
+    let (code, _, err) = sst(&[
+        "db",
+        "build",
+        o,
+        "--from",
+        i,
+        "--format",
+        "tsv",
+        "--sort",
+        "--memory-mb",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    rows.sort();
+    let (_, scan, _) = sst(&["db", "scan", o, "--format", "jsonl"]);
+    let got: Vec<(String, String)> = rows_of_scan(&scan);
+    assert_eq!(got.len(), rows.len());
+    assert!(got
+        .iter()
+        .zip(&rows)
+        .all(|(g, w)| g.0 == hex::encode(&w.0) && g.1 == hex::encode(&w.1)));
+    // A key given twice: refused, and no directory.
+    std::fs::write(&input, "b\t1\na\t2\nb\t3\n").unwrap();
+    let out2 = tmp.path().join("db2");
+    let (code, _, err) = sst(&[
+        "db",
+        "build",
+        out2.to_str().unwrap(),
+        "--from",
+        i,
+        "--format",
+        "tsv",
+        "--sort",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("given twice"), "{err}");
+    assert!(!out2.exists());
+}
+
+fn rows_of_scan(s: &str) -> Vec<(String, String)> {
+    pairs(&rows(s))
+}

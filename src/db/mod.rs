@@ -10,6 +10,7 @@
 pub mod bulk;
 pub mod compaction;
 pub mod cursor;
+pub mod extsort;
 pub mod filename;
 pub mod format;
 pub mod log_reader;
