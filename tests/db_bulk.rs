@@ -311,3 +311,67 @@ fn a_killed_bulk_build_leaves_no_directory_or_a_complete_one() {
         }
     }
 }
+
+const FULL_ENV: &str = "DB_BULK_DISK_FULL_CHILD";
+
+/// As the child of the disk-full test (run under a file-size limit): a bulk build whose
+/// tables outgrow the limit; reports how it ended. In a normal run: the same build with no
+/// limit succeeds.
+#[test]
+fn child_bulk_build_disk_full() {
+    let (target, limited) = match std::env::var(FULL_ENV) {
+        Ok(t) => (std::path::PathBuf::from(t), true),
+        Err(_) => {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("db");
+            let opts = BulkOptions {
+                table: Options::default().compression(Compression::None),
+                ..BulkOptions::default()
+            };
+            build(&dir, 30_000, opts);
+            assert!(Db::open(&dir, DbOptions::default()).is_ok());
+            return;
+        }
+    };
+    assert!(limited);
+    let opts = BulkOptions {
+        table: Options::default().compression(Compression::None),
+        ..BulkOptions::default()
+    };
+    let r = (|| {
+        let mut b = BulkBuilder::create(&target, opts)?;
+        for i in 0..30_000 {
+            let (k, v) = entry(i);
+            b.add(&k, &v)?;
+        }
+        b.finish()
+    })();
+    match r {
+        Ok(_) => println!("CHILD-RESULT ok"),
+        Err(e) => println!("CHILD-RESULT err {e}"),
+    }
+}
+
+#[test]
+fn a_full_disk_mid_build_is_an_error_and_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("db");
+    // Each file may hold at most 200 KB (EFBIG past that, SIGXFSZ ignored): the first table
+    // of ~2 MiB cannot be written.
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("trap '' XFSZ; exec prlimit --fsize=200000 \"$0\" --exact child_bulk_build_disk_full --nocapture --test-threads=1")
+        .arg(std::env::current_exe().unwrap())
+        .env(FULL_ENV, &target)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("CHILD-RESULT err") && stdout.contains("File too large"),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!target.exists());
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "the temporary directory is removed");
+}
