@@ -74,6 +74,7 @@ mod table_iter;
 mod verify;
 
 pub mod db;
+pub mod idb;
 pub mod refilter;
 pub mod salvage;
 

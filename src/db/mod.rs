@@ -25,4 +25,4 @@ pub mod write_batch;
 
 pub use cursor::Cursor;
 pub use filename::FileKind;
-pub use reader::{Db, DbOptions};
+pub use reader::{builtin_comparator, Db, DbOptions};

@@ -31,6 +31,8 @@ use crate::db::merging::{MergingCursor, ViewCursor};
 use crate::db::version::{FileMeta, ManifestState};
 use crate::db::write_batch::{BatchRecord, WriteBatchReader};
 use crate::error::{Error, Result};
+use crate::idb::format::IDB_COMPARATOR_NAME;
+use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::{LookupKind, TableReader};
@@ -187,15 +189,13 @@ impl Db {
             .comparator
             .clone()
             .unwrap_or_else(|| BYTEWISE_COMPARATOR_NAME.to_string());
-        let user: Arc<dyn Comparator> = if name == BYTEWISE_COMPARATOR_NAME {
-            Arc::new(BytewiseComparator)
-        } else {
-            opts.comparators
-                .iter()
-                .find(|c| c.name() == name)
-                .cloned()
-                .ok_or(Error::UnknownComparator { name })?
-        };
+        let user: Arc<dyn Comparator> = opts
+            .comparators
+            .iter()
+            .find(|c| c.name() == name)
+            .cloned()
+            .or_else(|| builtin_comparator(&name))
+            .ok_or(Error::UnknownComparator { name })?;
         let icmp = InternalKeyComparator::new(user.clone());
 
         // Tables on disk by number (with their actual name, .ldb or .sst).
@@ -609,5 +609,17 @@ fn batch_at(e: Error, record_offset: u64) -> Error {
             reason,
         },
         other => other,
+    }
+}
+
+/// The comparators this crate implements, by the name a MANIFEST records:
+/// `leveldb.BytewiseComparator` and Chrome IndexedDB's `idb_cmp1`.
+pub fn builtin_comparator(name: &str) -> Option<Arc<dyn Comparator>> {
+    if name == BYTEWISE_COMPARATOR_NAME {
+        Some(Arc::new(BytewiseComparator))
+    } else if name == IDB_COMPARATOR_NAME {
+        Some(Arc::new(IdbComparator))
+    } else {
+        None
     }
 }

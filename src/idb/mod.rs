@@ -1,0 +1,19 @@
+//! Chrome IndexedDB databases: the `idb_cmp1` order and the key and value coding.
+//!
+//! Chrome keeps each origin's IndexedDB data in a LevelDB directory whose MANIFEST names the
+//! comparator `idb_cmp1`. Its tables use LevelDB's bloom filter over user keys, so they are
+//! read like any other once the order is known: [`IdbComparator`] is that order, and
+//! [`Db::open`](crate::db::Db::open) picks it from the MANIFEST. [`decode_key`] and
+//! [`decode_record_value`] turn keys and values into their parts for display.
+//! The coding is described in [`format`] (`docs/indexeddb.md` has the whole story).
+
+mod coding;
+mod comparator;
+pub mod format;
+mod key;
+mod value;
+
+pub use coding::{KeyPrefix, PrefixKind};
+pub use comparator::{is_well_formed, key_prefix, IdbComparator};
+pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
+pub use value::{decode_record_value, Envelope, RecordValue};
