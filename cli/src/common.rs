@@ -59,6 +59,8 @@ pub struct Global {
     pub verify: bool,
     /// Key format (`--keys`).
     pub keys: KeyFormat,
+    /// `--comparator`, for tables outside a database directory.
+    pub comparator: Option<crate::order::ComparatorArg>,
 }
 
 impl Global {
@@ -184,10 +186,20 @@ pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, Open
     if let Some(msg) = not_a_table(path) {
         return Err(OpenError::NotATable(msg));
     }
+    let opts = table_options(path, g)?;
     let file = File::open(path).map_err(OpenError::Io)?;
     // The library names RocksDB files itself (by magic, or by the metaindex's RocksDB meta
     // blocks, read before the index).
-    TableReader::open(file, g.reader_options()).map_err(OpenError::Table)
+    TableReader::open(file, opts).map_err(OpenError::Table)
+}
+
+/// Reader options for the table at `path`: the global flags and the table's order (its
+/// directory's MANIFEST, else `--comparator`, else bytewise).
+pub fn table_options(path: &Path, g: &Global) -> Result<ReaderOptions, OpenError> {
+    let (cmp, _) = crate::order::comparator_for(path, g).map_err(OpenError::Order)?;
+    let mut opts = g.reader_options();
+    opts.comparator = cmp;
+    Ok(opts)
 }
 
 /// Why a table could not be opened.
@@ -199,6 +211,9 @@ pub enum OpenError {
     Table(Error),
     /// A directory or another file of a LevelDB database: what it is, which command reads it.
     NotATable(String),
+    /// The table's order cannot be settled (an unknown comparator in its MANIFEST, or
+    /// `--comparator` contradicting it).
+    Order(String),
 }
 
 impl OpenError {
@@ -206,7 +221,7 @@ impl OpenError {
     pub fn message(&self, path: &Path) -> String {
         match self {
             OpenError::Io(e) => format!("{}: cannot open: {e}", path.display()),
-            OpenError::NotATable(msg) => msg.clone(),
+            OpenError::NotATable(msg) | OpenError::Order(msg) => msg.clone(),
             OpenError::Table(e) => describe(path, e),
         }
     }

@@ -142,7 +142,21 @@ fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
     }
+    if let Some(c) = g.comparator.filter(|c| c.name() != db.comparator_name()) {
+        return Err(Failure::error(format!(
+            "{}: --comparator {} contradicts the MANIFEST, which names {:?} (a database is \
+             always read in its MANIFEST's order)",
+            a.dir.display(),
+            c.name(),
+            db.comparator_name()
+        )));
+    }
     Ok(db)
+}
+
+/// Whether keys are shown decoded as IndexedDB keys (the database is ordered by `idb_cmp1`).
+fn is_idb(db: &Db) -> bool {
+    db.comparator_name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME
 }
 
 /// Exit code for a run that read everything asked: 1 if damage was skipped.
@@ -169,13 +183,29 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
 }
 
-fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool) {
-    common::push_text(line, key, hex);
+fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool, idb: bool) {
+    push_key(line, key, hex, idb);
     line.extend_from_slice(b" @ ");
     line.extend_from_slice(seq.to_string().as_bytes());
     line.extend_from_slice(b" => ");
-    common::push_text(line, value, hex);
+    push_value(line, key, value, hex, idb);
     line.push(b'\n');
+}
+
+fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
+    if idb {
+        crate::idb::push_key_text(line, key, hex);
+    } else {
+        common::push_text(line, key, hex);
+    }
+}
+
+fn push_value(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool, idb: bool) {
+    if idb {
+        crate::idb::push_value_text(line, key, value, hex);
+    } else {
+        common::push_text(line, value, hex);
+    }
 }
 
 fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
@@ -198,6 +228,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
         None => view.seek_to_first(),
     }
     let ucmp = db.internal_comparator().user_comparator().clone();
+    let idb = is_idb(&db);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
@@ -213,9 +244,14 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
         }
         line.clear();
         match a.format {
-            OutFormat::Text => {
-                text_line(&mut line, view.key(), view.value(), view.sequence(), a.hex)
-            }
+            OutFormat::Text => text_line(
+                &mut line,
+                view.key(),
+                view.value(),
+                view.sequence(),
+                a.hex,
+                idb,
+            ),
             OutFormat::Json | OutFormat::Jsonl => {
                 line.extend_from_slice(b"{\"key\":\"");
                 common::push_hex(&mut line, view.key());
@@ -223,6 +259,9 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
                 common::push_hex(&mut line, view.value());
                 line.extend_from_slice(b"\",\"seq\":");
                 line.extend_from_slice(view.sequence().to_string().as_bytes());
+                if idb {
+                    crate::idb::push_json_field(&mut line, view.key(), Some(view.value()));
+                }
                 line.extend_from_slice(b"}\n");
             }
         }
@@ -275,6 +314,7 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         }
     }
     let db = open(&a.db, g)?;
+    let idb = is_idb(&db);
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let mut out = RowsOut::new(common::verdict_stdout(), a.format);
     let mut value = Vec::new();
@@ -287,9 +327,9 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         missing |= found.is_none();
         line.clear();
         match (a.format, found) {
-            (OutFormat::Text, Some(s)) => text_line(&mut line, k, &value, s, a.hex),
+            (OutFormat::Text, Some(s)) => text_line(&mut line, k, &value, s, a.hex, idb),
             (OutFormat::Text, None) => {
-                common::push_text(&mut line, k, a.hex);
+                push_key(&mut line, k, a.hex, idb);
                 line.extend_from_slice(b": not found\n");
             }
             (_, f) => {
@@ -301,9 +341,18 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
                         common::push_hex(&mut line, &value);
                         line.extend_from_slice(b"\",\"seq\":");
                         line.extend_from_slice(s.to_string().as_bytes());
+                        if idb {
+                            crate::idb::push_json_field(&mut line, k, Some(&value));
+                        }
                         line.extend_from_slice(b"}\n");
                     }
-                    None => line.extend_from_slice(b"\",\"found\":false}\n"),
+                    None => {
+                        line.extend_from_slice(b"\",\"found\":false");
+                        if idb {
+                            crate::idb::push_json_field(&mut line, k, None);
+                        }
+                        line.extend_from_slice(b"}\n");
+                    }
                 }
             }
         }
@@ -320,6 +369,7 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
 fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
+    let idb = is_idb(&db);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     for r in &all {
@@ -330,7 +380,7 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
         };
         match a.format {
             OutFormat::Text => {
-                common::push_text(&mut line, &r.key, a.hex);
+                push_key(&mut line, &r.key, a.hex, idb);
                 line.extend_from_slice(
                     format!(
                         " @ {} : {kind} [{}] {}:{} => ",
@@ -341,7 +391,7 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
                     )
                     .as_bytes(),
                 );
-                common::push_text(&mut line, &r.value, a.hex);
+                push_value(&mut line, &r.key, &r.value, a.hex, idb);
                 line.push(b'\n');
             }
             OutFormat::Json | OutFormat::Jsonl => {
@@ -358,7 +408,11 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
                     .as_bytes(),
                 );
                 common::push_json_str(&mut line, &r.file);
-                line.extend_from_slice(format!(",\"offset\":{}}}\n", r.offset).as_bytes());
+                line.extend_from_slice(format!(",\"offset\":{}", r.offset).as_bytes());
+                if idb {
+                    crate::idb::push_json_field(&mut line, &r.key, Some(&r.value));
+                }
+                line.extend_from_slice(b"}\n");
             }
         }
         out.write_all(&line)?;

@@ -175,8 +175,10 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     let file = std::fs::File::open(&a.file)
         .map_err(|e| Failure::error(format!("{}: cannot open: {e}", a.file.display())))?;
-    let table = TableReader::open(file, g.reader_options().block_cache(cache))
+    let opts = common::table_options(&a.file, g).map_err(|e| Failure::error(e.message(&a.file)))?;
+    let table = TableReader::open(file, opts.block_cache(cache))
         .map_err(|e| Failure::error(common::describe(&a.file, &e)))?;
+    crate::order::require_order(&table, &a.file, g, "to look keys up")?;
     let mut getter = Getter {
         table: &table,
         file: &a.file,

@@ -11,6 +11,8 @@ mod dbbuild;
 mod dbfile;
 mod filter;
 mod get;
+mod idb;
+mod order;
 mod output;
 mod refilter;
 mod salvage;
@@ -54,6 +56,13 @@ struct Cli {
     /// carry "seq" (as `scan` prints them for internal tables), else plain.
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
     keys: Option<KeysArg>,
+
+    /// The order of a table's keys, for tables outside a database directory (a table in one
+    /// is read in the order its MANIFEST names; `sst db` always uses the MANIFEST's):
+    /// bytewise (LevelDB's default) or idb_cmp1 (Chrome IndexedDB). get, filter and
+    /// --from/--to first check that every key is in that order and refuse otherwise.
+    #[arg(long, global = true, value_enum, value_name = "ORDER")]
+    comparator: Option<order::ComparatorArg>,
 
     #[command(subcommand)]
     command: Command,
@@ -127,6 +136,7 @@ fn main() {
     let g = Global {
         verify: !cli.no_verify,
         keys,
+        comparator: cli.comparator,
     };
     let res = match &cli.command {
         Command::Scan(a) => scan::run(&g, a),

@@ -138,10 +138,10 @@ pub fn scan(
             line.clear();
             match a.format {
                 OutFormat::Jsonl | OutFormat::Json => {
-                    crate::scan::push_jsonl(&mut line, s.internal, key, value)
+                    crate::scan::push_jsonl(&mut line, s.internal, key, value, false)
                 }
                 OutFormat::Text => {
-                    crate::scan::push_text_line(&mut line, s.internal, key, value, a.hex)
+                    crate::scan::push_text_line(&mut line, s.internal, key, value, a.hex, false)
                 }
             }
             out.write_all(&line)?;

@@ -57,7 +57,7 @@ pub struct Args {
 }
 
 /// Appends one entry as a jsonl line.
-pub fn push_jsonl(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8]) {
+pub fn push_jsonl(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8], idb: bool) {
     line.extend_from_slice(b"{\"key\":\"");
     common::push_hex(line, key);
     line.extend_from_slice(b"\",\"value\":\"");
@@ -75,15 +75,32 @@ pub fn push_jsonl(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8]) 
             });
         }
     }
+    if idb {
+        let uk = if internal {
+            internal_key::user_key(key)
+        } else {
+            key
+        };
+        crate::idb::push_json_field(line, uk, Some(value));
+    }
     line.extend_from_slice(b"}\n");
 }
 
 /// Appends one entry as a text line.
-pub fn push_text_line(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8], as_hex: bool) {
+pub fn push_text_line(
+    line: &mut Vec<u8>,
+    internal: bool,
+    key: &[u8],
+    value: &[u8],
+    as_hex: bool,
+    idb: bool,
+) {
+    let mut user_key = key;
     if internal {
         match internal_key::parse_internal_key(key) {
             Some(p) => {
-                common::push_text(line, p.user_key, as_hex);
+                user_key = p.user_key;
+                push_key(line, p.user_key, as_hex, idb);
                 line.extend_from_slice(b" @ ");
                 line.extend_from_slice(p.sequence.to_string().as_bytes());
                 line.extend_from_slice(match p.value_type {
@@ -97,11 +114,23 @@ pub fn push_text_line(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u
             }
         }
     } else {
-        common::push_text(line, key, as_hex);
+        push_key(line, key, as_hex, idb);
         line.extend_from_slice(b" => ");
     }
-    common::push_text(line, value, as_hex);
+    if idb {
+        crate::idb::push_value_text(line, user_key, value, as_hex);
+    } else {
+        common::push_text(line, value, as_hex);
+    }
     line.push(b'\n');
+}
+
+fn push_key(line: &mut Vec<u8>, key: &[u8], as_hex: bool, idb: bool) {
+    if idb {
+        crate::idb::push_key_text(line, key, as_hex);
+    } else {
+        common::push_text(line, key, as_hex);
+    }
 }
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
@@ -118,6 +147,12 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         return crate::salvage::scan(g, a, from.as_deref(), to.as_deref());
     }
     let table = common::open_table(&a.file, g)?;
+    let (ucmp, _) =
+        crate::order::comparator_for(&a.file, g).map_err(crate::common::Failure::error)?;
+    let idb = ucmp.name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME;
+    if from.is_some() || to.is_some() {
+        crate::order::require_order(&table, &a.file, g, "a --from/--to range")?;
+    }
     let internal = table.is_internal();
     let mut it = table.iter(g.read_options());
     if !a.reverse {
@@ -152,16 +187,16 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             key
         };
         if !a.reverse {
-            if to.as_deref().is_some_and(|t| uk >= t) {
+            if to.as_deref().is_some_and(|t| ucmp.compare(uk, t).is_ge()) {
                 break;
             }
-        } else if from.as_deref().is_some_and(|f| uk < f) {
+        } else if from.as_deref().is_some_and(|f| ucmp.compare(uk, f).is_lt()) {
             break;
         }
         line.clear();
         match a.format {
-            Format::Jsonl | Format::Json => push_jsonl(&mut line, internal, key, it.value()),
-            Format::Text => push_text_line(&mut line, internal, key, it.value(), a.hex),
+            Format::Jsonl | Format::Json => push_jsonl(&mut line, internal, key, it.value(), idb),
+            Format::Text => push_text_line(&mut line, internal, key, it.value(), a.hex, idb),
         }
         out.write_all(&line)?;
         n += 1;

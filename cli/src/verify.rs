@@ -148,7 +148,7 @@ fn verify_one(
         Ok(t) => t,
         Err(e) => {
             let code = match &e {
-                OpenError::Io(_) | OpenError::NotATable(_) => EXIT_ERROR,
+                OpenError::Io(_) | OpenError::NotATable(_) | OpenError::Order(_) => EXIT_ERROR,
                 OpenError::Table(Error::RocksDb { .. }) => EXIT_ERROR,
                 OpenError::Table(te) if !te.is_corruption() => EXIT_ERROR,
                 OpenError::Table(_) => EXIT_FAIL,
@@ -216,6 +216,20 @@ fn verify_one(
         report.entries,
         report.data_blocks
     )?;
+    // Keys out of order may be keys in another order than the one asked for: say which.
+    if report
+        .problems
+        .iter()
+        .any(|e| matches!(e, Error::KeyOrder { .. }))
+    {
+        let name = crate::order::table_order_name(path, g);
+        writeln!(
+            out,
+            "{}: note: keys are out of {name} order; {}",
+            path.display(),
+            crate::order::hint(path, g, &name)
+        )?;
+    }
     let io_only = report.problems.iter().all(|e| !e.is_corruption()) && problems.len() == before;
     Ok(if io_only { EXIT_ERROR } else { EXIT_FAIL })
 }
