@@ -15,8 +15,10 @@
 //! ```
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 use crate::coding;
 use crate::db::filename::{manifest_file_name, table_file_name};
@@ -77,9 +79,64 @@ pub struct BulkBuilder {
     current: Option<OpenTable>,
     stats: BulkStats,
     next_number: u64,
-    last_key: Option<Vec<u8>>,
+    /// The previous key (valid when `entries > 0`), reused: no allocation per entry.
+    last_key: Vec<u8>,
     ikey: Vec<u8>,
     failed: bool,
+    syncer: Syncer,
+}
+
+/// Fsyncs finished tables on a second thread while the next table is built; `finish` waits
+/// for every one (and reports the first failure) before the MANIFEST and CURRENT are written,
+/// so the directory is still published only once every file is on disk.
+struct Syncer {
+    tx: Option<mpsc::Sender<File>>,
+    thread: Option<JoinHandle<io::Result<()>>>,
+}
+
+impl Syncer {
+    fn start() -> Syncer {
+        let (tx, rx) = mpsc::channel::<File>();
+        let thread = std::thread::Builder::new()
+            .name("bulk-fsync".into())
+            .spawn(move || {
+                let mut first_error = Ok(());
+                for f in rx {
+                    if let Err(e) = f.sync_all() {
+                        if first_error.is_ok() {
+                            first_error = Err(e);
+                        }
+                    }
+                }
+                first_error
+            })
+            .ok();
+        Syncer {
+            tx: thread.as_ref().map(|_| tx),
+            thread,
+        }
+    }
+
+    /// Queues `file` for fsync (or syncs it here when no thread could be started).
+    fn sync(&self, file: File) -> io::Result<()> {
+        match &self.tx {
+            Some(tx) => match tx.send(file) {
+                Ok(()) => Ok(()),
+                Err(mpsc::SendError(file)) => file.sync_all(),
+            },
+            None => file.sync_all(),
+        }
+    }
+
+    /// Waits for every queued fsync; the first error, if any.
+    fn wait(&mut self) -> io::Result<()> {
+        self.tx = None;
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(io::Error::other("the fsync thread panicked")),
+            None => Ok(()),
+        }
+    }
 }
 
 impl BulkBuilder {
@@ -123,9 +180,10 @@ impl BulkBuilder {
             current: None,
             stats: BulkStats::default(),
             next_number: 2,
-            last_key: None,
+            last_key: Vec::new(),
             ikey: Vec::new(),
             failed: false,
+            syncer: Syncer::start(),
         })
     }
 
@@ -145,14 +203,12 @@ impl BulkBuilder {
                 "the bulk build failed earlier".into(),
             ));
         }
-        if let Some(last) = &self.last_key {
-            if key <= last.as_slice() {
-                self.failed = true;
-                return Err(Error::OutOfOrder {
-                    previous: last.clone(),
-                    got: key.to_vec(),
-                });
-            }
+        if self.stats.entries > 0 && key <= self.last_key.as_slice() {
+            self.failed = true;
+            return Err(Error::OutOfOrder {
+                previous: self.last_key.clone(),
+                got: key.to_vec(),
+            });
         }
         let r = self.add_inner(key, value);
         if r.is_err() {
@@ -183,7 +239,8 @@ impl BulkBuilder {
         };
         t.builder.add(&self.ikey, value)?;
         self.stats.entries = seq;
-        self.last_key = Some(key.to_vec());
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
         if t.builder.file_size() >= self.opts.target_file_size {
             self.close_table()?;
         }
@@ -196,8 +253,8 @@ impl BulkBuilder {
         };
         let (w, _) = t.builder.finish()?;
         let file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
-        file.sync_all()?;
         let size = file.metadata()?.len();
+        self.syncer.sync(file)?;
         let largest = self.ikey.clone();
         self.stats.bytes += size;
         self.stats.files.push(NewFile {
@@ -228,6 +285,7 @@ impl BulkBuilder {
             ));
         }
         self.close_table()?;
+        self.syncer.wait()?;
         let manifest = self.next_number;
         let log_number = manifest + 1;
         let edit = VersionEdit {
