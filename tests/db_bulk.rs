@@ -252,8 +252,9 @@ fn child_bulk_build() {
 #[test]
 fn a_killed_bulk_build_leaves_no_directory_or_a_complete_one() {
     use std::io::BufRead;
-    // Kill points: after 1 table, after 20 tables, and after finish.
-    for pause in [1u64, 20, 0] {
+    // Kill points: after 1, 7, 20 and 45 tables (while later tables are written and earlier
+    // ones are fsynced on the build's second thread), and after finish.
+    for pause in [1u64, 7, 20, 45, 0] {
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("db");
         let mut child = Command::new(std::env::current_exe().unwrap())
