@@ -49,6 +49,8 @@ pub(super) struct QuickCache {
     /// Whether lookup records hold entries (`BlockCache::record_links`): found entries are
     /// then checked after `on_found`, and uses served from a record are passed on as lookups.
     links: bool,
+    /// Capacity of one shard (the crate declines heavier entries).
+    shard_capacity: u64,
 }
 
 impl QuickCache {
@@ -64,8 +66,10 @@ impl QuickCache {
             .weight_capacity(weight)
             .build()
             .expect("both capacities are set");
+        let cache = Cache::with_options(options, Charge, BuildHasherDefault::default(), Release);
         QuickCache {
-            cache: Cache::with_options(options, Charge, BuildHasherDefault::default(), Release),
+            shard_capacity: cache.shard_capacity(),
+            cache,
             links,
         }
     }
@@ -103,8 +107,10 @@ impl Replacement for QuickCache {
         Some(e)
     }
 
-    /// Inserts `entry` if the key is free (a racing reader's entry is kept, and `on_admit`
-    /// runs on it); `on_admit` runs after the insertion, then residency is checked.
+    /// With record links: inserts `entry` if the key is free (a racing reader's entry is
+    /// kept, and `on_admit` runs on it); `on_admit` runs after the insertion, then residency
+    /// is checked. Without: a plain insertion (one lock; a replaced entry is held by no
+    /// record), and the crate admits every entry no heavier than a shard.
     fn insert(
         &self,
         key: Key,
@@ -112,6 +118,12 @@ impl Replacement for QuickCache {
         entry: Arc<CachedBlock>,
         on_admit: impl FnOnce(&Arc<CachedBlock>),
     ) -> bool {
+        if !self.links {
+            let fits = entry.charge.max(1) <= self.shard_capacity;
+            self.cache.insert(key, entry.clone());
+            on_admit(&entry);
+            return fits;
+        }
         let resident = match self.cache.get_value_or_guard(&key, Some(Duration::ZERO)) {
             GuardResult::Value(old) => old,
             GuardResult::Guard(g) => {
