@@ -346,7 +346,7 @@ impl BlockCache {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// The block of table `id` at `offset`, if cached (a use, as [`get_entry`](Self::get_entry)).
+    /// The block of table `id` at `offset`, if cached (found or not, counted as a use).
     pub fn get(&self, id: u64, offset: u64) -> Option<Block> {
         self.get_entry(id, offset).map(|e| e.block.clone())
     }
