@@ -26,6 +26,9 @@
 //! times on one table (built first unless `--reuse-table`), for profilers (`docs/performance.md`, "Profiles");
 //! `--parallel-compression` builds with `Options::parallel_compression` (snappy on a helper
 //! thread; its JSON label says so), for a separate `--peer` next to the default one.
+//! `--cache-policy clock|quick` chooses the block cache's [`CachePolicy`] (default: the
+//! library's) and `--no-record-links` keeps tables' lookup records from holding cache
+//! entries ([`BlockCache::record_links`]), for peers comparing them in one run.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -36,8 +39,8 @@ use std::time::Instant;
 use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::{
-    map_file, BlockCache, Compression, CountingReader, FilterStatus, KeyFormat, Options,
-    RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    map_file, BlockCache, CachePolicy, Compression, CountingReader, FilterStatus, KeyFormat,
+    Options, RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 
 const IMPL: &str = concat!("leveldb-table-", env!("CARGO_PKG_VERSION"));
@@ -178,6 +181,16 @@ type Table = TableReader<Source>;
 
 /// `--read pread`: read with positioned reads instead of a memory map.
 static PREAD: OnceLock<bool> = OnceLock::new();
+/// `--cache-policy` (none: the library's default).
+static POLICY: OnceLock<CachePolicy> = OnceLock::new();
+/// `--no-record-links` given.
+static NO_LINKS: OnceLock<bool> = OnceLock::new();
+
+/// A block cache of `bytes` with the policy and record links the command line chose.
+fn new_cache(bytes: u64) -> BlockCache {
+    let policy = POLICY.get().copied().unwrap_or_default();
+    BlockCache::with_policy(bytes, policy).record_links(!NO_LINKS.get().copied().unwrap_or(false))
+}
 
 /// Opens `path` for reading with a block cache of `cache_bytes` (none for 0), counting reads.
 fn open_table(path: &str, cache_bytes: u64) -> Table {
@@ -191,7 +204,7 @@ fn open_table(path: &str, cache_bytes: u64) -> Table {
     };
     let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
     if cache_bytes > 0 {
-        ro = ro.block_cache(Arc::new(BlockCache::new(cache_bytes)));
+        ro = ro.block_cache(Arc::new(new_cache(cache_bytes)));
     }
     TableReader::open(CountingReader::new(src), ro)
         .unwrap_or_else(|e| die(&format!("open table {path}: {e}")))
@@ -636,7 +649,7 @@ fn db_gets(db: &Db, w: &Workload) -> (f64, f64, u64) {
 /// (`db_leveldb_layout_*`): LevelDB's own layout, read by this crate.
 fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
     let _ = std::fs::remove_dir_all(&c.db);
-    let cache = Arc::new(BlockCache::new(c.cache_mb << 20));
+    let cache = Arc::new(new_cache(c.cache_mb << 20));
     let a = Instant::now();
     let opts = BulkOptions {
         table: build_options(c).parallel_compression(false),
@@ -831,7 +844,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: peer_bench --workload W (--table T | --verify-table T) \
          [--compression snappy|none] [--cache-mb 64] [--read mmap|pread] [--build-only] \
-         [--parallel-compression] [--local-bloom] [--db DIR] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
+         [--parallel-compression] [--local-bloom] [--cache-policy clock|quick] [--no-record-links] [--db DIR] [--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]]"
     );
     exit(2)
 }
@@ -875,6 +888,15 @@ fn main() {
             "--db" => c.db = next(),
             "--local-bloom" => c.local_bloom = true,
             "--db-pread" => c.db_pread = true,
+            "--cache-policy" => {
+                let policy = match next().as_str() {
+                    "clock" => CachePolicy::ClockTinyLfu,
+                    "quick" => CachePolicy::QuickCache,
+                    _ => usage(),
+                };
+                POLICY.set(policy).unwrap_or_else(|_| usage());
+            }
+            "--no-record-links" => NO_LINKS.set(true).unwrap_or_else(|_| usage()),
             "--read" => {
                 let pread = match next().as_str() {
                     "pread" => true,

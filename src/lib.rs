@@ -82,7 +82,7 @@ pub use atomic_file::{write_atomically, AtomicFile};
 pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
 #[cfg(feature = "redis")]
 pub use bloom::{RedisAddSummary, RedisBloomFilter};
-pub use cache::BlockCache;
+pub use cache::{BlockCache, CachePolicy};
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};
 pub use error::{BlockKind, Error, Result, RocksDbFormat};

@@ -937,7 +937,8 @@ impl<R: RandomAccess> TableReader<R> {
         opts: ReadOptions,
         probe: bool,
     ) -> Result<Arc<CachedBlock>> {
-        let owner = self.lookups.get().filter(|_| self.cache.is_some());
+        let links = self.cache.as_ref().is_some_and(|c| c.holds_record_links());
+        let owner = self.lookups.get().filter(|_| links);
         let record = owner
             .zip(pos)
             .and_then(|(o, p)| o.0.get(p).map(|l| (o, p, l)));

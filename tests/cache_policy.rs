@@ -1,7 +1,8 @@
 //! The block cache seen from a table: point lookups served from a table's own per-block
 //! slots still reach the cache's eviction policy, evicted blocks are read again correctly
 //! (their buffers are recycled for later decompressions), and the charge stays within the
-//! capacity.
+//! capacity. Every test runs with each replacement policy, with and without the lookup
+//! records holding cache entries.
 
 mod common;
 
@@ -9,8 +10,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    BlockCache, Compression, CountingReader, KeyFormat, Options, ReadOptions, ReaderOptions,
-    TableBuilder, TableReader,
+    BlockCache, CachePolicy, Compression, CountingReader, KeyFormat, Options, ReadOptions,
+    ReaderOptions, TableBuilder, TableReader,
 };
 
 /// Entries per data block (block size 4096: a block closes once it reaches 4096 bytes).
@@ -27,11 +28,20 @@ fn value(i: usize) -> Vec<u8> {
     common::half_compressible(i, 1000)
 }
 
-/// A snappy table of `BLOCKS` data blocks, opened with a cache of `cache_blocks` blocks;
-/// reads are counted.
+/// Each policy, with lookup records holding entries and without.
+const CONFIGS: [(CachePolicy, bool); 4] = [
+    (CachePolicy::ClockTinyLfu, true),
+    (CachePolicy::ClockTinyLfu, false),
+    (CachePolicy::QuickCache, true),
+    (CachePolicy::QuickCache, false),
+];
+
+/// A snappy table of `BLOCKS` data blocks, opened with a cache of `cache_blocks` blocks
+/// (`policy`, records holding entries if `links`); reads are counted.
 fn table(
     dir: &tempfile::TempDir,
     cache_blocks: u64,
+    (policy, links): (CachePolicy, bool),
 ) -> (TableReader<CountingReader<File>>, Arc<BlockCache>) {
     let path = dir.path().join("t.ldb");
     let opts = Options::default()
@@ -43,7 +53,7 @@ fn table(
         b.add(&key(i), &value(i)).unwrap();
     }
     b.finish().unwrap();
-    let cache = Arc::new(BlockCache::new(cache_blocks * 4096));
+    let cache = Arc::new(BlockCache::with_policy(cache_blocks * 4096, policy).record_links(links));
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(cache.clone());
@@ -66,8 +76,14 @@ fn get(t: &TableReader<CountingReader<File>>, i: usize, buf: &mut Vec<u8>) {
 /// uses reach the policy although they are served from the table's slot.
 #[test]
 fn a_block_in_use_survives_a_stream_of_one_off_blocks() {
+    for config in CONFIGS {
+        a_block_in_use_survives_a_stream_of_one_off_blocks_with(config);
+    }
+}
+
+fn a_block_in_use_survives_a_stream_of_one_off_blocks_with(config: (CachePolicy, bool)) {
     let dir = tempfile::tempdir().unwrap();
-    let (t, cache) = table(&dir, 16);
+    let (t, cache) = table(&dir, 16, config);
     let mut buf = Vec::new();
     get(&t, 0, &mut buf); // the hot block, and the filter and index, loaded
     let rounds = 3 * BLOCKS;
@@ -107,8 +123,14 @@ fn a_block_in_use_survives_a_stream_of_one_off_blocks() {
 /// reads blocks again, in passes over the keys in different orders.
 #[test]
 fn values_stay_right_through_eviction_and_buffer_reuse() {
+    for config in CONFIGS {
+        values_stay_right_through_eviction_and_buffer_reuse_with(config);
+    }
+}
+
+fn values_stay_right_through_eviction_and_buffer_reuse_with(config: (CachePolicy, bool)) {
     let dir = tempfile::tempdir().unwrap();
-    let (t, cache) = table(&dir, 8);
+    let (t, cache) = table(&dir, 8, config);
     let mut buf = Vec::new();
     let n = BLOCKS * PER_BLOCK;
     for pass in 0..3usize {
@@ -134,8 +156,14 @@ fn values_stay_right_through_eviction_and_buffer_reuse() {
 /// right, the charge within the capacity at the end.
 #[test]
 fn threads_sharing_a_table_and_a_small_cache_read_right() {
+    for config in CONFIGS {
+        threads_sharing_a_table_and_a_small_cache_read_right_with(config);
+    }
+}
+
+fn threads_sharing_a_table_and_a_small_cache_read_right_with(config: (CachePolicy, bool)) {
     let dir = tempfile::tempdir().unwrap();
-    let (t, cache) = table(&dir, 8);
+    let (t, cache) = table(&dir, 8, config);
     let n = BLOCKS * PER_BLOCK;
     std::thread::scope(|s| {
         for thread in 0..4usize {

@@ -1,0 +1,435 @@
+//! A block cache charged in bytes, shareable across tables (LevelDB's `Options::block_cache`).
+//!
+//! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
+//! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
+//! (`block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
+//! of restart hints) is not charged, as LevelDB does not charge its `Block` object and
+//! handle. A block that is a zero-copy view of a memory map or an in-memory source owns no
+//! memory: it costs only its bookkeeping, and caching it records that its checksum was
+//! verified. A hit hands out a reference-counted entry: no copy, no allocation.
+//! Decompressed blocks live in pieces of huge-page slabs ([`BufferPool`], `pool.rs`).
+//!
+//! Which blocks stay is the business of a replacement policy behind the small
+//! [`Replacement`] trait ([`CachePolicy`]): our own CLOCK with TinyLFU admission
+//! (`clock.rs`) or the `quick_cache` crate (`quick.rs`). A table's lookup records may hold
+//! the entries of their blocks ([`SlotOwner`]), and the cache tells them when an entry
+//! leaves, whichever the policy.
+
+mod clock;
+mod pool;
+mod quick;
+
+use std::hash::Hasher;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::block::{Block, RestartHints};
+use crate::block_dir::BlockDir;
+use crate::comparator::Comparator;
+
+pub(crate) use pool::BufferPool;
+
+/// What the cache holds for one block.
+pub(crate) struct CachedBlock {
+    pub(crate) block: Block,
+    /// Search directory, for blocks of bytewise-ordered tables that have the shape for one.
+    pub(crate) dir: Option<BlockDir>,
+    /// Restart points for point lookups, for blocks of tables with a decoded index.
+    pub(crate) hints: Option<RestartHints>,
+    charge: u64,
+    /// Uses since the cache's CLOCK hand last passed (up to [`MAX_REF`]).
+    referenced: AtomicU8,
+    /// The table lookup record holding this entry outside the cache, if any: told when
+    /// the cache lets the entry go.
+    link: Mutex<Option<SlotLink>>,
+}
+
+/// A holder of cache entries outside the cache: a table's lookup records, each of which
+/// may hold its block's entry for lookups that skip the cache (`table.rs`).
+pub(crate) trait SlotOwner: Send + Sync {
+    /// The cache has let `entry` go: slot `index` must drop it if it holds it.
+    fn release(&self, index: usize, entry: &Arc<CachedBlock>);
+}
+
+/// Where an entry is held outside the cache.
+struct SlotLink {
+    owner: Weak<dyn SlotOwner>,
+    index: usize,
+}
+
+/// Charge of the bookkeeping of one entry (the entry, its `Arc` and the block handle).
+const ENTRY_OVERHEAD: u64 = 96;
+
+impl CachedBlock {
+    /// An entry for `block`; `owns_bytes` is false for zero-copy views of the source.
+    pub(crate) fn new(block: Block, dir: Option<BlockDir>, owns_bytes: bool) -> CachedBlock {
+        let bytes = if owns_bytes { block.size() as u64 } else { 0 };
+        let charge = bytes + dir.as_ref().map_or(0, |d| d.charge() as u64);
+        CachedBlock {
+            block,
+            dir,
+            charge: if owns_bytes {
+                charge
+            } else {
+                charge + ENTRY_OVERHEAD
+            },
+            referenced: AtomicU8::new(0),
+            link: Mutex::new(None),
+            hints: None,
+        }
+    }
+
+    /// Records that a slot outside the cache (`owner`'s slot `index`) holds this entry.
+    /// Called while the entry is resident, under its shard's lock (see
+    /// [`BlockCache::insert_entry_with`]), so that an eviction cannot slip in between.
+    pub(crate) fn link_to(&self, owner: Weak<dyn SlotOwner>, index: usize) {
+        if let Ok(mut l) = self.link.lock() {
+            *l = Some(SlotLink { owner, index });
+        }
+    }
+
+    /// The entry's reference count, for [`mark_used`](Self::mark_used).
+    #[inline]
+    pub(crate) fn references(&self) -> u8 {
+        self.referenced.load(Ordering::Relaxed)
+    }
+
+    /// Counts a use seen by a slot holding the entry, given its reference count read
+    /// earlier (`references`): a slot reads it before searching the block, so that the
+    /// entry's line arrives meanwhile. A racing update may be lost (one use uncounted).
+    #[inline]
+    pub(crate) fn mark_used(&self, refs: u8) {
+        if refs < MAX_REF {
+            self.referenced.store(refs + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// Tells the slot holding this entry outside the cache, if any, to drop it.
+    fn release(self: &Arc<Self>) {
+        let link = self.link.lock().ok().and_then(|mut l| l.take());
+        if let Some(SlotLink { owner, index }) = link {
+            if let Some(owner) = owner.upgrade() {
+                owner.release(index, self);
+            }
+        }
+    }
+
+    /// Counts a use for the CLOCK hand (no write once saturated: the line stays clean).
+    #[inline]
+    fn note_use(&self) {
+        self.mark_used(self.references());
+    }
+
+    /// This entry with `hints`. They are a fixed part of the entry's bookkeeping (56 bytes
+    /// inline, like LevelDB's `Block` object and cache handle next to each cached block),
+    /// which is not charged: the charge is the block's uncompressed size, as LevelDB's.
+    pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {
+        self.hints = hints;
+        self
+    }
+}
+
+/// [`Block::seek_value_range`] of `block`, through its restart hints when there are any
+/// (`tp` is the decoded index's prefix of `target`).
+#[inline]
+pub(crate) fn seek_value_range(
+    block: &Block,
+    hints: Option<&RestartHints>,
+    cmp: &dyn Comparator,
+    target: &[u8],
+    tp: u64,
+    key: &mut Vec<u8>,
+) -> crate::error::Result<Option<std::ops::Range<usize>>> {
+    match hints {
+        Some(h) => block.seek_value_range_hinted(cmp, target, tp, h, key),
+        None => block.seek_value_range(cmp, target, key),
+    }
+}
+
+/// A cache key: (table id, block offset).
+type Key = (u64, u64);
+
+/// Highest reference count of an entry: a block used at least this often since the CLOCK
+/// hand last passed it survives this many passes without a use.
+const MAX_REF: u8 = 3;
+/// Most shards, and the least capacity of one (LevelDB's cache has 16 shards).
+const MAX_SHARDS: u64 = 16;
+const MIN_SHARD_BYTES: u64 = 2 << 20;
+
+/// The hash of a cache key (table id, block offset): a splitmix64 finalizer over both.
+#[inline]
+pub(crate) fn key_hash(id: u64, offset: u64) -> u64 {
+    let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ offset;
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Hasher of the shards' maps: the keys are (id, offset) pairs, hashed by [`key_hash`].
+#[derive(Default)]
+struct KeyHasher {
+    parts: [u64; 2],
+    n: usize,
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        key_hash(self.parts[0], self.parts[1]) // ok: constant indexes of a [u64; 2]
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        let i = self.n % 2;
+        self.parts[i] = self.parts[i].rotate_left(8) ^ v; // ok: i < 2
+        self.n += 1;
+    }
+}
+
+/// Which replacement policy a [`BlockCache`] uses (measured side by side in
+/// docs/performance.md, "Block cache policies").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CachePolicy {
+    /// Our own: sharded CLOCK rings with TinyLFU admission (a count-min sketch of recent
+    /// uses; a block is admitted only if it was used more often lately than the block it
+    /// would displace).
+    #[default]
+    ClockTinyLfu,
+    /// The `quick_cache` crate's sharded cache (hot and cold queues with ghost keys, in the
+    /// manner of CLOCK-PRO), weighed by the same charges.
+    QuickCache,
+}
+
+/// What [`BlockCache`] asks of the structure that decides which blocks stay: one
+/// implementation per [`CachePolicy`].
+///
+/// The callbacks `on_found` and `on_admit` run on the entry the cache holds for the key,
+/// and may link it to a lookup record ([`CachedBlock::link_to`]). Whatever the timing, a
+/// linked entry is released ([`CachedBlock::release`]) once it is no longer in the cache,
+/// even if it left before the link was made.
+trait Replacement {
+    /// The entry of `key` (hash `hash`, [`key_hash`]); found or not, a use.
+    fn get(
+        &self,
+        key: Key,
+        hash: u64,
+        on_found: impl FnOnce(&Arc<CachedBlock>),
+    ) -> Option<Arc<CachedBlock>>;
+    /// Offers `entry`; whether the cache holds an entry for `key` afterwards (`on_admit` has
+    /// then run on it: this one, or one a racing reader put there).
+    fn insert(
+        &self,
+        key: Key,
+        hash: u64,
+        entry: Arc<CachedBlock>,
+        on_admit: impl FnOnce(&Arc<CachedBlock>),
+    ) -> bool;
+    /// A use of `key` that did not go through [`get`](Self::get): served from a lookup
+    /// record, or known to miss.
+    fn note_use(&self, key: Key, hash: u64);
+    /// Bytes charged.
+    fn charge(&self) -> u64;
+    /// Entries held.
+    fn len(&self) -> usize;
+    /// Shards (for `Debug` and tests).
+    fn shards(&self) -> usize;
+}
+
+/// The policy in use (an enum rather than a trait object: the lookup path stays inlined).
+enum Engine {
+    Clock(clock::ClockCache),
+    Quick(quick::QuickCache),
+}
+
+/// Runs `$body` with `$r` bound to the engine's [`Replacement`].
+macro_rules! with_engine {
+    ($engine:expr, $r:ident => $body:expr) => {
+        match $engine {
+            Engine::Clock($r) => $body,
+            Engine::Quick($r) => $body,
+        }
+    };
+}
+
+/// A cache of uncompressed blocks with a capacity in bytes, shared by the tables opened
+/// with it ([`ReaderOptions::block_cache`](crate::ReaderOptions::block_cache)).
+///
+/// Sharded by key (up to 16 shards of at least 2 MiB, LevelDB's count); the policy that
+/// chooses which blocks stay is a [`CachePolicy`] ([`BlockCache::new`] takes the default,
+/// [`BlockCache::with_policy`] chooses). The charge never exceeds the capacity. A table's
+/// point lookups may keep the entries of their blocks in their own per-block records and
+/// skip the cache's hash table while the cache keeps them ([`BlockCache::record_links`]).
+pub struct BlockCache {
+    engine: Engine,
+    policy: CachePolicy,
+    links: bool,
+    next_id: AtomicU64,
+    capacity: u64,
+    pool: Arc<BufferPool>,
+}
+
+impl std::fmt::Debug for BlockCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockCache")
+            .field("policy", &self.policy)
+            .field("record_links", &self.links)
+            .field("capacity", &self.capacity)
+            .field("charge", &self.charge())
+            .field("entries", &self.len())
+            .field("shards", &with_engine!(&self.engine, r => r.shards()))
+            .finish()
+    }
+}
+
+impl BlockCache {
+    /// A cache holding up to `capacity_bytes` of uncompressed blocks, with the default
+    /// [`CachePolicy`].
+    pub fn new(capacity_bytes: u64) -> Self {
+        Self::with_policy(capacity_bytes, CachePolicy::default())
+    }
+
+    /// A cache holding up to `capacity_bytes` of uncompressed blocks, replaced by `policy`.
+    pub fn with_policy(capacity_bytes: u64, policy: CachePolicy) -> Self {
+        let capacity = capacity_bytes.max(1);
+        let shards = (capacity / MIN_SHARD_BYTES).clamp(1, MAX_SHARDS);
+        // A power of two, so that bits of the hash choose the shard.
+        let shards = if shards.is_power_of_two() {
+            shards
+        } else {
+            shards.next_power_of_two() / 2
+        };
+        let engine = match policy {
+            CachePolicy::ClockTinyLfu => Engine::Clock(clock::ClockCache::new(capacity, shards)),
+            CachePolicy::QuickCache => {
+                Engine::Quick(quick::QuickCache::new(capacity, shards, true))
+            }
+        };
+        BlockCache {
+            engine,
+            policy,
+            links: true,
+            next_id: AtomicU64::new(1),
+            capacity: capacity_bytes,
+            pool: Arc::new(BufferPool::new(capacity_bytes)),
+        }
+    }
+
+    /// This cache with tables' lookup records allowed to hold its entries (`true`, the
+    /// default) or not. When they may, a point lookup whose block the cache holds reads it
+    /// straight from the table's per-block record, and the cache empties the record when
+    /// the block leaves; when not, every lookup goes through the cache's hash table. Set it
+    /// before the cache is given to a table.
+    pub fn record_links(mut self, on: bool) -> Self {
+        self.links = on;
+        if let Engine::Quick(q) = &mut self.engine {
+            q.set_links(on);
+        }
+        self
+    }
+
+    /// Whether tables' lookup records may hold this cache's entries
+    /// ([`record_links`](Self::record_links)).
+    pub fn holds_record_links(&self) -> bool {
+        self.links
+    }
+
+    /// The replacement policy.
+    pub fn policy(&self) -> CachePolicy {
+        self.policy
+    }
+
+    /// A fresh id for a table that uses this cache (LevelDB's `Cache::NewId`).
+    pub fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The block of table `id` at `offset`, if cached (found or not, counted as a use).
+    pub fn get(&self, id: u64, offset: u64) -> Option<Block> {
+        self.get_entry(id, offset).map(|e| e.block.clone())
+    }
+
+    /// Offers a block to the cache (charged its size). Whether a full cache takes it, and
+    /// which block it displaces, is the policy's choice ([`CachePolicy`]).
+    pub fn insert(&self, id: u64, offset: u64, block: Block) {
+        self.insert_entry(id, offset, Arc::new(CachedBlock::new(block, None, true)));
+    }
+
+    /// The cached entry of (`id`, `offset`); found or not, counted as a use.
+    #[inline]
+    pub(crate) fn get_entry(&self, id: u64, offset: u64) -> Option<Arc<CachedBlock>> {
+        self.get_entry_with(id, offset, |_| {})
+    }
+
+    /// [`get_entry`](Self::get_entry), running `on_found` on the entry found; an entry it
+    /// links to a lookup record ([`CachedBlock::link_to`]) is always released when it
+    /// leaves the cache.
+    #[inline]
+    pub(crate) fn get_entry_with(
+        &self,
+        id: u64,
+        offset: u64,
+        on_found: impl FnOnce(&Arc<CachedBlock>),
+    ) -> Option<Arc<CachedBlock>> {
+        let h = key_hash(id, offset);
+        with_engine!(&self.engine, r => r.get((id, offset), h, on_found))
+    }
+
+    /// Offers `entry` to the cache; returns whether it was admitted.
+    pub(crate) fn insert_entry(&self, id: u64, offset: u64, entry: Arc<CachedBlock>) -> bool {
+        self.insert_entry_with(id, offset, entry, |_| {})
+    }
+
+    /// [`insert_entry`](Self::insert_entry), running `on_admit` on the entry the cache then
+    /// holds for the block: a record that holds it outside the cache
+    /// ([`CachedBlock::link_to`]) is always told when it leaves.
+    pub(crate) fn insert_entry_with(
+        &self,
+        id: u64,
+        offset: u64,
+        entry: Arc<CachedBlock>,
+        on_admit: impl FnOnce(&Arc<CachedBlock>),
+    ) -> bool {
+        let h = key_hash(id, offset);
+        with_engine!(&self.engine, r => r.insert((id, offset), h, entry, on_admit))
+    }
+
+    /// Records a use of the block (`id`, `offset`) that did not look it up: one the caller
+    /// knows the cache does not hold, or one served from a lookup record holding the entry
+    /// (which also marks the entry itself, [`CachedBlock::mark_used`]).
+    #[inline]
+    pub(crate) fn note_use(&self, id: u64, offset: u64) {
+        let h = key_hash(id, offset);
+        with_engine!(&self.engine, r => r.note_use((id, offset), h));
+    }
+
+    /// Where decompressions for this cache take their buffers from.
+    pub(crate) fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    /// Bytes currently charged.
+    pub fn charge(&self) -> u64 {
+        with_engine!(&self.engine, r => r.charge())
+    }
+
+    /// Capacity in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Number of cached blocks.
+    pub fn len(&self) -> usize {
+        with_engine!(&self.engine, r => r.len())
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests;
