@@ -2,7 +2,8 @@
 //! the order is `idb_cmp1` (a Chrome IndexedDB database, or `--comparator idb_cmp1`).
 
 use leveldb_table::idb::{
-    decode_key, decode_record_value, DecodedKey, Envelope, IdbKey, KeyBody, MetaField,
+    decode_exists_value, decode_key, decode_record_value, DecodedKey, Envelope, IdbKey, KeyBody,
+    MetaField,
 };
 use serde_json::{json, Value};
 
@@ -33,12 +34,14 @@ pub fn key_json(k: &IdbKey) -> Value {
     }
 }
 
-/// Infinities are not JSON numbers: they are written as strings.
+/// Infinities are not JSON numbers: they are written as JavaScript's strings for them.
 fn number(x: f64) -> Value {
     if x.is_finite() {
         json!(x)
+    } else if x > 0.0 {
+        json!("Infinity")
     } else {
-        json!(x.to_string())
+        json!("-Infinity")
     }
 }
 
@@ -83,6 +86,9 @@ pub fn decoded_json(key: &[u8], value: Option<&[u8]>) -> Option<Value> {
         KeyBody::Exists(k) => {
             obj.insert("kind".into(), json!("exists"));
             obj.insert("key".into(), opt_key(k));
+            if let Some(v) = value.and_then(decode_exists_value) {
+                obj.insert("value".into(), json!({"version": v}));
+            }
         }
         KeyBody::Blob(k) => {
             obj.insert("kind".into(), json!("blob"));
@@ -97,6 +103,12 @@ pub fn decoded_json(key: &[u8], value: Option<&[u8]>) -> Option<Value> {
             obj.insert("key".into(), opt_key(key));
             obj.insert("sequence".into(), json!(sequence));
             obj.insert("primary_key".into(), opt_key(primary));
+            // The value: the record's version when the entry was written (Chromium treats
+            // an entry whose version is not the record's current one as stale), then the
+            // primary key again.
+            if let Some(rv) = value.and_then(decode_record_value) {
+                obj.insert("value".into(), json!({"version": rv.version}));
+            }
         }
     }
     Some(v)
@@ -135,13 +147,18 @@ pub fn push_key_text(line: &mut Vec<u8>, key: &[u8], hex: bool) {
 /// Appends a record value for text output: `v3 plain(blink 17, v8 15) | ` before the
 /// bytes when the key is a record's and the value has a version.
 pub fn push_value_text(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool) {
-    let is_record = matches!(
-        decode_key(key),
-        Some(DecodedKey {
-            body: KeyBody::Record(_),
-            ..
-        })
-    );
+    let body = decode_key(key).map(|d: DecodedKey| d.body);
+    let version = match &body {
+        Some(KeyBody::Exists(_)) => decode_exists_value(value),
+        Some(KeyBody::IndexEntry { .. }) => decode_record_value(value).map(|r| r.version),
+        _ => None,
+    };
+    if let Some(v) = version {
+        line.extend_from_slice(format!("v{v} | ").as_bytes());
+        common::push_text(line, value, hex);
+        return;
+    }
+    let is_record = matches!(body, Some(KeyBody::Record(_)));
     match decode_record_value(value).filter(|_| is_record) {
         Some(rv) => {
             let env = match rv.envelope {

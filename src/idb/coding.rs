@@ -86,7 +86,7 @@ pub fn read_prefix(s: &mut &[u8]) -> Option<KeyPrefix> {
 }
 
 /// A little-endian integer of 1 to 8 bytes (Chromium's `DecodeInt`).
-fn int_le(b: &[u8]) -> i64 {
+pub(crate) fn int_le(b: &[u8]) -> i64 {
     b.iter()
         .rev()
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)) as i64

@@ -97,3 +97,8 @@ pub const SSV_PSEUDO_VERSION: u8 = 0x11;
 pub const SSV_WRAPPED_IN_BLOB: u8 = 1;
 /// After the pseudo-version: the serialized value is snappy-compressed.
 pub const SSV_SNAPPY: u8 = 2;
+/// After Blink's version (21 and later): the trailer offset tag, followed by the trailer's
+/// 8-byte offset and 4-byte size (`kTrailerOffsetTag` in Blink's serializer).
+pub const SSV_TRAILER_TAG: u8 = 0xfe;
+/// The trailer offset tag and its 12 bytes.
+pub const SSV_TRAILER_LEN: usize = 13;

@@ -214,8 +214,12 @@ impl fmt::Display for IdbKey {
         match self {
             IdbKey::Min => f.write_str("min"),
             IdbKey::Null => f.write_str("null"),
-            IdbKey::Number(x) => write!(f, "{x}"),
-            IdbKey::Date(ms) => write!(f, "date({ms})"),
+            IdbKey::Number(x) => write_number(f, *x),
+            IdbKey::Date(ms) => {
+                f.write_str("date(")?;
+                write_number(f, *ms)?;
+                f.write_str(")")
+            }
             IdbKey::String(units) => write!(f, "{:?}", String::from_utf16_lossy(units)),
             IdbKey::Binary(b) => {
                 f.write_str("bin(")?;
@@ -249,6 +253,15 @@ impl fmt::Display for MetaField {
                 r.iter().try_for_each(|x| write!(f, "{x:02x}"))
             }
         }
+    }
+}
+
+/// Numbers as JavaScript prints the infinities (`Infinity`, `-Infinity`).
+fn write_number(f: &mut fmt::Formatter<'_>, x: f64) -> fmt::Result {
+    if x.is_infinite() {
+        f.write_str(if x > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        write!(f, "{x}")
     }
 }
 

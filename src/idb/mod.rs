@@ -16,4 +16,4 @@ mod value;
 pub use coding::{KeyPrefix, PrefixKind};
 pub use comparator::{is_well_formed, key_prefix, IdbComparator};
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
-pub use value::{decode_record_value, Envelope, RecordValue};
+pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};

@@ -3,14 +3,20 @@
 //! ```text
 //! record value = varint version | serialized value
 //! serialized value (Blink):
-//!   FF vv [FF ww] V8 data         vv = Blink wrapper version (varint), ww = V8 version
+//!   FF vv [FE o8 s4] [FF ww] V8 data
+//!                                  vv = Blink wrapper version (varint); from version 21 a
+//!                                  trailer tag FE with an 8-byte offset and a 4-byte size;
+//!                                  ww = V8's serialization version (varint)
 //!   FF 11 01 varint size varint i  the value lives in blob i of the record (size bytes)
 //!   FF 11 02 snappy data           the serialized value, snappy-compressed
+//!
+//! exists entry = version as a little-endian integer of 1 to 8 bytes (not a varint)
+//! index entry value = varint version | encoded primary key
 //! ```
 //!
 //! The V8 data itself (objects, strings...) is not decoded here.
 
-use super::coding::{read_byte, read_varint};
+use super::coding::{int_le, read_byte, read_varint};
 use super::format::*;
 
 /// What the envelope of a record's value says.
@@ -76,6 +82,9 @@ fn envelope(mut s: &[u8]) -> Option<Envelope> {
         };
     }
     let blink = read_varint(&mut s)?;
+    if s.first() == Some(&SSV_TRAILER_TAG) && s.len() >= SSV_TRAILER_LEN {
+        s = &s[SSV_TRAILER_LEN..];
+    }
     let v8 = if s.first() == Some(&SSV_VERSION_TAG) {
         s = &s[1..];
         Some(read_varint(&mut s)?)
@@ -83,4 +92,10 @@ fn envelope(mut s: &[u8]) -> Option<Envelope> {
         None
     };
     Some(Envelope::Plain { blink, v8 })
+}
+
+/// The record version an exists entry's value holds (Chromium's `EncodeInt`: little-endian,
+/// 1 to 8 bytes); `None` for an empty or longer value.
+pub fn decode_exists_value(value: &[u8]) -> Option<i64> {
+    (1..=8).contains(&value.len()).then(|| int_le(value))
 }
