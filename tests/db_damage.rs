@@ -196,7 +196,7 @@ fn an_unknown_comparator_is_refused_by_name() {
     // VersionEdit encoders (ours, checked against LevelDB's bytes elsewhere) write it.
     let d = tempfile::tempdir().unwrap();
     let mut edit = leveldb_table::db::version_edit::VersionEdit {
-        comparator: Some("idb_cmp1".into()),
+        comparator: Some("rocksdb.ReverseBytewiseComparator".into()),
         log_number: Some(3),
         next_file_number: Some(4),
         last_sequence: Some(0),
@@ -216,7 +216,7 @@ fn an_unknown_comparator_is_refused_by_name() {
     std::fs::write(d.path().join("000003.log"), w.into_inner()).unwrap();
     let e = Db::open(d.path(), DbOptions::default()).err().unwrap();
     assert!(
-        matches!(&e, Error::UnknownComparator { name } if name == "idb_cmp1"),
+        matches!(&e, Error::UnknownComparator { name } if name == "rocksdb.ReverseBytewiseComparator"),
         "{e}"
     );
     // With the bytewise name, the same directory opens and reads the log.

@@ -180,7 +180,9 @@ mod tests {
         };
         for round in 0..200 {
             let n = (next() % 300) as usize;
-            let added: Vec<Vec<u8>> = (0..n).map(|i| format!("k{round}:{i}").into_bytes()).collect();
+            let added: Vec<Vec<u8>> = (0..n)
+                .map(|i| format!("k{round}:{i}").into_bytes())
+                .collect();
             let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
             let mut f = Vec::new();
             p.create_filter(&refs, &mut f);
