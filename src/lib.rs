@@ -70,6 +70,7 @@ mod os;
 mod sketch;
 mod table;
 mod table_builder;
+mod table_file_builder;
 mod table_iter;
 mod verify;
 
@@ -96,7 +97,8 @@ pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
 #[cfg(feature = "mmap")]
 pub use os::map_file;
 pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
-pub use table_builder::{TableBuilder, TableFileBuilder, TableStats};
+pub use table_builder::{TableBuilder, TableStats};
+pub use table_file_builder::TableFileBuilder;
 pub use table_iter::{Entries, TableIter};
 pub use verify::VerifyReport;
 

@@ -15,11 +15,9 @@
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
-use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::io::Write;
 use std::sync::{mpsc, Arc, Mutex};
 
-use crate::atomic_file::AtomicFile;
 use std::thread;
 
 use crate::block_builder::BlockBuilder;
@@ -75,121 +73,8 @@ pub struct TableBuilder<W: Write> {
     pipeline: Option<Pipeline>,
 }
 
-/// Blocks in flight beyond which `flush` waits for the helper thread (64 KiB of 4 KiB
-/// blocks): enough that the builder rarely waits for a helper that is slow to wake.
-const MAX_IN_FLIGHT: usize = 16;
-
-/// Data blocks compressed on a helper thread, written in order by the builder.
-///
-/// ```text
-/// builder:  fill block b ──send──▶ helper: compress b, checksum ──▶ builder: when b's index
-///           fill block b+1           (one block at a time, in order)       key is known (the
-///           ...                                                            first key of b+1),
-///                                                                          write b: filter keys,
-///                                                                          bytes, index entry,
-///                                                                          filter.start_block
-/// ```
-/// The builder's calls on the filter and index builders happen in the same order and with
-/// the same offsets as without the helper, so the file is the same byte for byte.
-struct Pipeline {
-    jobs: Option<mpsc::SyncSender<Job>>,
-    /// In a `Mutex` only so that the builder stays `Sync` (a `Receiver` is not); reached
-    /// through `get_mut`, never locked.
-    done: Mutex<mpsc::Receiver<Done>>,
-    worker: Option<thread::JoinHandle<()>>,
-    /// Blocks sent and not yet written, oldest first.
-    in_flight: VecDeque<InFlight>,
-    /// Keys of the block being filled, for the filter (added when the block is written).
-    keys: Vec<u8>,
-    key_ends: Vec<usize>,
-    /// Buffers back from the helper, for the next blocks.
-    spare: Vec<(Vec<u8>, Vec<u8>)>,
-    /// Key buffers of written blocks, for the next blocks.
-    spare_keys: Vec<(Vec<u8>, Vec<usize>)>,
-}
-
-/// A block's uncompressed bytes, and a buffer for its compressed form.
-struct Job {
-    raw: Vec<u8>,
-    out: Vec<u8>,
-}
-
-/// What the helper made of a block: `out` holds the compressed bytes if `compressed`
-/// (else the block is stored as `raw`), `trailer` is the trailer for the stored bytes.
-struct Done {
-    raw: Vec<u8>,
-    out: Vec<u8>,
-    compressed: bool,
-    trailer: [u8; format::BLOCK_TRAILER_LEN],
-    error: Option<std::io::Error>,
-}
-
-/// A block sent to the helper: its keys (for the filter) and, once known, its index key.
-struct InFlight {
-    keys: Vec<u8>,
-    key_ends: Vec<usize>,
-    separator: Option<Vec<u8>>,
-}
-
-impl Pipeline {
-    /// Starts the helper thread; `None` if the system refuses one (the builder then
-    /// compresses on its own thread).
-    fn start(kind: Compression) -> Option<Pipeline> {
-        let (jobs, job_rx) = mpsc::sync_channel::<Job>(MAX_IN_FLIGHT + 1);
-        let (done_tx, done) = mpsc::channel();
-        let worker = thread::Builder::new()
-            .name("sst-compress".into())
-            .spawn(move || compress_blocks(kind, job_rx, done_tx))
-            .ok()?;
-        Some(Pipeline {
-            jobs: Some(jobs),
-            done: Mutex::new(done),
-            worker: Some(worker),
-            in_flight: VecDeque::new(),
-            keys: Vec::new(),
-            key_ends: Vec::new(),
-            spare: Vec::new(),
-            spare_keys: Vec::new(),
-        })
-    }
-}
-
-impl Drop for Pipeline {
-    fn drop(&mut self) {
-        // Closing the queue ends the helper after its current block.
-        self.jobs = None;
-        if let Some(w) = self.worker.take() {
-            let _ = w.join();
-        }
-    }
-}
-
-/// The helper thread: compresses blocks as the builder would (kept only if that saves
-/// more than 12.5%) and computes their trailers, in the order received.
-fn compress_blocks(kind: Compression, jobs: mpsc::Receiver<Job>, done: mpsc::Sender<Done>) {
-    let mut compressor = compress::Compressor::default();
-    while let Ok(Job { raw, mut out }) = jobs.recv() {
-        let (compressed, trailer, error) = match stored_form(&mut compressor, kind, &raw) {
-            Ok((c, id)) if id != format::COMPRESSION_NONE => {
-                out.clear();
-                out.extend_from_slice(c);
-                (true, crate::block_read::block_trailer(&out, id), None)
-            }
-            Ok((c, id)) => (false, crate::block_read::block_trailer(c, id), None),
-            Err(e) => (false, [0; format::BLOCK_TRAILER_LEN], Some(e)),
-        };
-        let d = Done {
-            raw,
-            out,
-            compressed,
-            trailer,
-            error,
-        };
-        if done.send(d).is_err() {
-            return;
-        }
-    }
-}
+mod pipeline;
+use pipeline::*;
 
 impl<W: Write> TableBuilder<W> {
     /// A builder writing to `writer` with `opts`.
@@ -549,48 +434,3 @@ fn helper_gone() -> Error {
     Error::from(std::io::Error::other("the compression thread stopped"))
 }
 
-/// Builds a table at a path atomically: the bytes go to a temporary file in the target's
-/// directory, which is fsynced and renamed over the target by [`finish`](Self::finish)
-/// (an [`AtomicFile`]: the table gets a plain file's mode, or the mode of the file it replaces).
-/// If the build fails, or the builder is dropped unfinished, the temporary file is removed
-/// and nothing appears at the target path.
-pub struct TableFileBuilder {
-    inner: TableBuilder<BufWriter<AtomicFile>>,
-}
-
-impl TableFileBuilder {
-    /// Starts a table that will appear at `path` when finished.
-    ///
-    /// # Errors
-    /// If the temporary file cannot be created, or the options are invalid.
-    pub fn create(path: impl AsRef<Path>, opts: &Options) -> Result<Self> {
-        let file = AtomicFile::create(path)?;
-        let inner = TableBuilder::new(BufWriter::with_capacity(1 << 16, file), opts)?;
-        Ok(TableFileBuilder { inner })
-    }
-
-    /// Adds an entry; see [`TableBuilder::add`].
-    ///
-    /// # Errors
-    /// As [`TableBuilder::add`].
-    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.inner.add(key, value)
-    }
-
-    /// The builder inside (for `num_entries`, `file_size`).
-    pub fn builder(&self) -> &TableBuilder<BufWriter<AtomicFile>> {
-        &self.inner
-    }
-
-    /// Finishes the table, fsyncs it, renames it to the target path and fsyncs the
-    /// directory.
-    ///
-    /// # Errors
-    /// Any I/O error; the target path is then left as it was.
-    pub fn finish(self) -> Result<TableStats> {
-        let (w, stats) = self.inner.finish()?;
-        let file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
-        file.commit()?;
-        Ok(stats)
-    }
-}
