@@ -17,7 +17,8 @@ use crate::coding;
 use crate::compress::{self, CompressionProfile};
 use crate::crc32c;
 use crate::error::{BlockKind, Error, Result};
-use crate::format::{check_handle, BlockHandle, BLOCK_TRAILER_LEN, COMPRESSION_NONE};
+use crate::format::{BlockHandle, BLOCK_TRAILER_LEN, COMPRESSION_NONE};
+use crate::format_decode::check_handle;
 use crate::io::RandomAccess;
 
 /// A block's bytes as read from the file, after checksum and decompression.

@@ -22,7 +22,6 @@
 //! (or the other writer) that defines it.
 
 use crate::coding;
-use crate::error::{BlockKind, Error, Result};
 
 /// Table magic number: `kTableMagicNumber` in LevelDB's `table/format.h` (the first 64 bits of
 /// the SHA-1 of `http://code.google.com/p/leveldb/`). Also RocksDB's legacy block-based magic.
@@ -160,41 +159,5 @@ impl Footer {
         let mut out = [0u8; FOOTER_LEN];
         out.copy_from_slice(&v);
         out
-    }
-
-    /// Decodes the last 48 bytes of a table of `file_size` bytes whose footer is `buf`.
-    ///
-    /// # Errors
-    /// [`Error::BadMagic`] (or [`Error::RocksDb`] when the magic is RocksDB's),
-    /// [`Error::BadFooterHandle`] when a handle does not decode.
-    pub fn decode(buf: &[u8; FOOTER_LEN], file_size: u64) -> Result<Footer> {
-        let magic = coding::decode_fixed64(&buf[FOOTER_LEN - 8..]);
-        if magic != TABLE_MAGIC {
-            return Err(crate::error::classify_bad_magic(magic, buf, file_size));
-        }
-        let mut input: &[u8] = &buf[..FOOTER_LEN - 8];
-        let metaindex = BlockHandle::decode_from(&mut input);
-        let index = BlockHandle::decode_from(&mut input);
-        match (metaindex, index) {
-            (Some(metaindex), Some(index)) => Ok(Footer { metaindex, index }),
-            _ => Err(Error::BadFooterHandle {
-                footer_offset: file_size - FOOTER_LEN as u64,
-            }),
-        }
-    }
-}
-
-/// Checks that `handle` (plus its trailer) lies inside the first `data_end` bytes of the file.
-///
-/// # Errors
-/// [`Error::BadBlockHandle`] when it does not; nothing has been allocated at that point.
-pub fn check_handle(handle: BlockHandle, kind: BlockKind, data_end: u64) -> Result<()> {
-    match handle.end_with_trailer() {
-        Some(end) if end <= data_end => Ok(()),
-        _ => Err(Error::BadBlockHandle {
-            kind,
-            handle,
-            limit: data_end,
-        }),
     }
 }

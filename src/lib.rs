@@ -61,6 +61,7 @@ mod error;
 mod filter;
 mod filter_block;
 mod format;
+mod format_decode;
 mod hash;
 mod index;
 mod internal_key;
@@ -125,6 +126,7 @@ pub mod raw {
     pub mod format {
         pub use crate::block_read::*;
         pub use crate::format::*;
+        pub use crate::format_decode::check_handle;
     }
     /// Block codecs.
     pub mod compress {

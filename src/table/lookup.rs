@@ -17,7 +17,11 @@ impl<R: RandomAccess> TableReader<R> {
     }
 
     /// The handle of the data block that may hold `seek_key` (a table key), if any.
-    pub(super) fn index_lookup(&self, seek_key: &[u8], scratch: &mut Vec<u8>) -> Result<Option<BlockHandle>> {
+    pub(super) fn index_lookup(
+        &self,
+        seek_key: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<Option<BlockHandle>> {
         if let Some(p) = self.parsed_index() {
             return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
         }
@@ -242,7 +246,12 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// [`get_into`](Self::get_into) for plain tables: through the cached block's search
     /// directory when it has one, else by searching the block.
-    pub(super) fn get_plain(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
+    pub(super) fn get_plain(
+        &self,
+        key: &[u8],
+        opts: ReadOptions,
+        value: &mut Vec<u8>,
+    ) -> Result<bool> {
         let Some(Route {
             pos,
             lookup,
@@ -457,5 +466,4 @@ impl<R: RandomAccess> TableReader<R> {
         )?;
         Ok(r.flatten())
     }
-
 }

@@ -87,7 +87,7 @@ impl Readahead {
         handle: BlockHandle,
         data_end: u64,
     ) -> Result<Bytes> {
-        format::check_handle(handle, BlockKind::Data, data_end)?;
+        crate::format_decode::check_handle(handle, BlockKind::Data, data_end)?;
         // ok: check_handle proved offset + size + 5 <= data_end.
         let n = handle.size + format::BLOCK_TRAILER_LEN as u64;
         let inside =

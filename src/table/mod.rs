@@ -421,7 +421,6 @@ impl<R: RandomAccess> TableReader<R> {
             .clone())
     }
 
-
     // (point lookups: lookup.rs; per-block records: records.rs)
     /// Roughly where the data for `key` starts in the file (LevelDB's
     /// `ApproximateOffsetOf`): the offset of the data block the index routes `key` to, or the

@@ -118,7 +118,6 @@ pub(super) struct InPlace {
     pub(super) dir: Option<BlockDir>,
 }
 
-
 impl<R: RandomAccess> TableReader<R> {
     /// The data block at `handle` as the cache holds it (with its search directory when it
     /// has one), from the cache or the file. Blocks read from a zero-copy source are used
@@ -371,5 +370,4 @@ impl<R: RandomAccess> TableReader<R> {
         };
         f.policy().key_may_match(key, bits)
     }
-
 }

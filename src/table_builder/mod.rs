@@ -433,4 +433,3 @@ fn add_index_entry(index: &mut BlockBuilder, buf: &mut Vec<u8>, key: &[u8], hand
 fn helper_gone() -> Error {
     Error::from(std::io::Error::other("the compression thread stopped"))
 }
-

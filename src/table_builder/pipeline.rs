@@ -95,7 +95,11 @@ impl Drop for Pipeline {
 
 /// The helper thread: compresses blocks as the builder would (kept only if that saves
 /// more than 12.5%) and computes their trailers, in the order received.
-pub(super) fn compress_blocks(kind: Compression, jobs: mpsc::Receiver<Job>, done: mpsc::Sender<Done>) {
+pub(super) fn compress_blocks(
+    kind: Compression,
+    jobs: mpsc::Receiver<Job>,
+    done: mpsc::Sender<Done>,
+) {
     let mut compressor = compress::Compressor::default();
     while let Ok(Job { raw, mut out }) = jobs.recv() {
         let (compressed, trailer, error) = match stored_form(&mut compressor, kind, &raw) {
