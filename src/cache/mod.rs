@@ -2,7 +2,7 @@
 //!
 //! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
 //! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
-//! (`block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
+//! (`search_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
 //! of restart hints) is not charged, as LevelDB does not charge its `Block` object and
 //! handle. A block that is a zero-copy view of a memory map or an in-memory source owns no
 //! memory: it costs only its bookkeeping, and caching it records that its checksum was
@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::block::{Block, RestartHints};
-use crate::block_dir::BlockDir;
 use crate::comparator::Comparator;
+use crate::search_dir::BlockDir;
 
 pub(crate) use pool::BufferPool;
 

@@ -21,7 +21,6 @@ use std::sync::{Arc, OnceLock, RwLock, Weak};
 use bytes::Bytes;
 
 use crate::block::{Block, RestartHints};
-use crate::block_dir::BlockDir;
 use crate::block_read::{self, BlockContents, ReadBlockOptions};
 use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
 use crate::comparator::{BytewiseComparator, Comparator};
@@ -32,10 +31,11 @@ use crate::format::{
     self, BlockHandle, Footer, BLOOM_POLICY_NAME, FILTER_META_PREFIX, FOOTER_LEN,
     LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
 };
-use crate::index::ParsedIndex;
+use crate::index_search::ParsedIndex;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::io::RandomAccess;
 use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
+use crate::search_dir::BlockDir;
 
 thread_local! {
     /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.

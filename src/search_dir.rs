@@ -1,4 +1,5 @@
-//! A search directory for a cached data block of a bytewise-ordered (plain) table.
+//! A search directory for a cached data block of a bytewise-ordered (plain) table: an
+//! in-memory search aid built from the block, never written to disk.
 //!
 //! ```text
 //! words[0]      length of the prefix

@@ -1,4 +1,5 @@
-//! A decoded index for point lookups.
+//! The index decoded for point lookups: an in-memory search aid (not a disk structure), built
+//! from the index block on first use.
 //!
 //! ```text
 //! lcp        bytes the (user) keys in the middle of the index start with
