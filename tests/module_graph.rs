@@ -26,41 +26,54 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut g = BTreeMap::new();
     for m in &names {
         let file = src.join(format!("{m}.rs"));
-        let text = if file.exists() {
-            fs::read_to_string(&file).unwrap()
+        // A directory module: every file under it, nested directories included; unit-test
+        // files (`tests.rs`) may use anything.
+        let files = if file.exists() {
+            vec![file]
         } else {
-            // A directory module: all of its files.
-            let mut t = String::new();
-            for e in fs::read_dir(src.join(m)).unwrap() {
-                t += &fs::read_to_string(e.unwrap().path()).unwrap();
-            }
-            t
+            rust_files(&src.join(m))
         };
         let mut deps = BTreeSet::new();
-        for line in text.lines() {
-            let code = line.trim_start();
-            if code.starts_with("#[cfg(test)]") {
-                break; // unit tests may use anything
-            }
-            if code.starts_with("//") {
-                continue;
-            }
-            let code = code.split("//").next().unwrap_or("");
-            let mut rest = code;
-            while let Some(at) = rest.find("crate::") {
-                rest = &rest[at + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if names.contains(&name) && &name != m {
-                    deps.insert(name);
+        for f in files.iter().filter(|f| !f.ends_with("tests.rs")) {
+            for line in fs::read_to_string(f).unwrap().lines() {
+                let code = line.trim_start();
+                if code.starts_with("#[cfg(test)]") {
+                    break; // unit tests may use anything
+                }
+                if code.starts_with("//") {
+                    continue;
+                }
+                let code = code.split("//").next().unwrap_or("");
+                let mut rest = code;
+                while let Some(at) = rest.find("crate::") {
+                    rest = &rest[at + "crate::".len()..];
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if names.contains(&name) && &name != m {
+                        deps.insert(name);
+                    }
                 }
             }
         }
         g.insert(m.clone(), deps);
     }
     g
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// Every cycle's modules, as strongly connected components of more than one module.
