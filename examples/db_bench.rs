@@ -7,7 +7,8 @@
 //! db_bench scan DIR [--mmap]   {"entries": N, "scan_cold_s": ..., "scan_s": ...}
 //! ```
 //!
-//! `--mmap` reads the tables through memory maps (`Db::open_mmap`), as LevelDB's Env does.
+//! `--mmap` reads the tables through memory maps (`Db::open_mmap`), as LevelDB's Env does;
+//! `--no-verify` skips block checksums, as LevelDB's default `ReadOptions` do.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,9 +16,10 @@ use std::time::Instant;
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::BlockCache;
 
-fn open(dir: &str, mmap: bool) -> Db {
+fn open(dir: &str, mmap: bool, verify: bool) -> Db {
     let opts = DbOptions {
         block_cache: Some(Arc::new(BlockCache::new(64 << 20))),
+        verify_checksums: verify,
         ..DbOptions::default()
     };
     let db = if mmap {
@@ -44,17 +46,22 @@ fn main() {
     }
     let (cmd, dir) = (args[1].as_str(), args[2].as_str());
     let mmap = args.iter().any(|a| a == "--mmap");
-    let peer = if mmap { "ours-mmap" } else { "ours" };
+    let verify = !args.iter().any(|a| a == "--no-verify");
+    let peer = format!(
+        "ours{}{}",
+        if mmap { "-mmap" } else { "" },
+        if verify { "" } else { "-noverify" }
+    );
     match cmd {
         "open" => {
             let a = Instant::now();
-            let db = open(dir, mmap);
+            let db = open(dir, mmap, verify);
             let t = a.elapsed().as_secs_f64();
             drop(db);
             println!("{{\"peer\": \"{peer}\", \"open_s\": {t:.9}}}");
         }
         "scan" => {
-            let db = open(dir, mmap);
+            let db = open(dir, mmap, verify);
             let mut times = [0.0; 2];
             let (mut n, mut sum) = (0u64, 0u64);
             for t in &mut times {

@@ -11,6 +11,7 @@
 //! ```
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crate::comparator::Comparator;
 use crate::db::cursor::Cursor;
@@ -93,10 +94,14 @@ impl Cursor for MergingCursor<'_> {
 pub struct ViewCursor<'a> {
     inner: MergingCursor<'a>,
     snapshot: u64,
-    ucmp: InternalKeyComparator,
-    /// The current user key, value and sequence.
+    /// The user-key order (the internal comparator's), taken once.
+    user: Arc<dyn Comparator>,
+    /// The current user key (the value is read from the inner cursor, which stays on the
+    /// version shown: no copy per entry).
     key: Vec<u8>,
-    value: Vec<u8>,
+    /// The user key whose older versions are skipped (one shown or deleted); its buffer is
+    /// swapped with `key`, so stepping allocates nothing once both have grown.
+    skip: Vec<u8>,
     sequence: u64,
     valid: bool,
 }
@@ -104,13 +109,13 @@ pub struct ViewCursor<'a> {
 impl<'a> ViewCursor<'a> {
     /// The view of `inner` at `snapshot`.
     pub fn new(inner: MergingCursor<'a>, snapshot: u64) -> Self {
-        let ucmp = inner.cmp.clone();
+        let user = inner.cmp.user_comparator().clone();
         ViewCursor {
             inner,
             snapshot,
-            ucmp,
+            user,
             key: Vec::new(),
-            value: Vec::new(),
+            skip: Vec::new(),
             sequence: 0,
             valid: false,
         }
@@ -124,7 +129,7 @@ impl<'a> ViewCursor<'a> {
     /// Moves to the first live user key.
     pub fn seek_to_first(&mut self) {
         self.inner.seek_to_first();
-        self.settle(None);
+        self.settle(false);
     }
 
     /// Moves to the first live user key >= `user_key`.
@@ -132,7 +137,7 @@ impl<'a> ViewCursor<'a> {
         let mut target = Vec::with_capacity(user_key.len() + 8);
         internal_key::lookup_key(&mut target, user_key, self.snapshot);
         self.inner.seek(&target);
-        self.settle(None);
+        self.settle(false);
     }
 
     /// Moves to the next live user key.
@@ -140,10 +145,9 @@ impl<'a> ViewCursor<'a> {
         if !self.valid {
             return;
         }
-        let skip = std::mem::take(&mut self.key);
+        std::mem::swap(&mut self.key, &mut self.skip);
         self.inner.next();
-        self.settle(Some(skip));
-        // `settle` refilled `key` when it found one.
+        self.settle(true);
     }
 
     /// The current user key.
@@ -151,9 +155,13 @@ impl<'a> ViewCursor<'a> {
         &self.key
     }
 
-    /// The current value.
+    /// The current value (empty when not valid).
     pub fn value(&self) -> &[u8] {
-        &self.value
+        if self.valid {
+            self.inner.value()
+        } else {
+            &[]
+        }
     }
 
     /// The sequence number of the current value.
@@ -167,9 +175,9 @@ impl<'a> ViewCursor<'a> {
     }
 
     /// From the inner cursor's position, finds the next user key whose newest visible
-    /// version is a value, skipping versions of `skip` (a key already shown or deleted).
-    fn settle(&mut self, mut skip: Option<Vec<u8>>) {
-        let user = self.ucmp.user_comparator().clone();
+    /// version is a value, skipping versions of `self.skip` when `skipping` (a key already
+    /// shown or deleted). Leaves the inner cursor on the version shown.
+    fn settle(&mut self, mut skipping: bool) {
         self.valid = false;
         while self.inner.valid() {
             let Some(p) = internal_key::parse_internal_key(self.inner.key()) else {
@@ -177,20 +185,19 @@ impl<'a> ViewCursor<'a> {
                 self.inner.next();
                 continue;
             };
-            let hidden = skip
-                .as_deref()
-                .is_some_and(|s| user.compare(p.user_key, s) != Ordering::Greater);
+            let hidden =
+                skipping && self.user.compare(p.user_key, &self.skip) != Ordering::Greater;
             if p.sequence <= self.snapshot && !hidden {
                 match p.value_type {
                     ValueType::Deletion => {
                         // Later (older) versions of this key are hidden by the deletion.
-                        skip = Some(p.user_key.to_vec());
+                        self.skip.clear();
+                        self.skip.extend_from_slice(p.user_key);
+                        skipping = true;
                     }
                     ValueType::Value => {
                         self.key.clear();
                         self.key.extend_from_slice(p.user_key);
-                        self.value.clear();
-                        self.value.extend_from_slice(self.inner.value());
                         self.sequence = p.sequence;
                         self.valid = true;
                         return;
