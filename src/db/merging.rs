@@ -185,8 +185,7 @@ impl<'a> ViewCursor<'a> {
                 self.inner.next();
                 continue;
             };
-            let hidden =
-                skipping && self.user.compare(p.user_key, &self.skip) != Ordering::Greater;
+            let hidden = skipping && self.user.compare(p.user_key, &self.skip) != Ordering::Greater;
             if p.sequence <= self.snapshot && !hidden {
                 match p.value_type {
                     ValueType::Deletion => {
