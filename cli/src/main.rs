@@ -106,6 +106,20 @@ enum Command {
 /// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
 /// nobody believes it had an effect.
 fn flag_without_effect(cli: &Cli) -> Option<&'static str> {
+    // --comparator names the order of tables that are read; the writers write bytewise.
+    if cli.comparator == Some(order::ComparatorArg::IdbCmp1) {
+        let writes = match &cli.command {
+            Command::Build(_) | Command::Bloom(_) => true,
+            Command::Db(d) => matches!(d.command, db::Command::Build(_)),
+            _ => false,
+        };
+        if writes {
+            return Some(
+                "--comparator idb_cmp1 does not apply to build, db build and bloom: they write \
+                 bytewise-ordered data",
+            );
+        }
+    }
     if !cli.no_verify {
         return None;
     }

@@ -211,3 +211,37 @@ fn single_block_table_in_another_order_is_refused_too() {
         "{err}"
     );
 }
+
+#[test]
+fn writers_refuse_an_order_they_do_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "{\"key\":\"6b31\",\"value\":\"76\"}\n").unwrap();
+    let out = dir.path().join("db");
+    let (code, _, err) = sst(&[
+        "--comparator",
+        "idb_cmp1",
+        "db",
+        "build",
+        out.to_str().unwrap(),
+        "--from",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("does not apply to build, db build and bloom"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let table = dir.path().join("t.ldb");
+    let (code, _, err) = sst(&[
+        "--comparator",
+        "idb_cmp1",
+        "build",
+        table.to_str().unwrap(),
+        "--from",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!table.exists());
+}
