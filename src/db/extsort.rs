@@ -17,6 +17,13 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use crate::coding;
 use crate::error::{Error, Result};
 
+/// What an entry costs beyond its bytes: its 48-byte slot in the buffer, as much again for
+/// the buffer's growth (a doubling vector is up to half empty), and the allocator's header
+/// and rounding for the key's and the value's allocations (about 16 bytes each). Measured:
+/// with `--memory-mb 64`, 4M shuffled entries peaked at 84 MB of RSS when only the slot was
+/// charged; with this charge, 55 MB.
+const ENTRY_OVERHEAD: usize = 48 + 48 + 2 * 16;
+
 /// Collects entries in any order and gives them back sorted by key (bytewise).
 pub struct ExternalSorter {
     budget: usize,
@@ -43,7 +50,7 @@ impl ExternalSorter {
     /// # Errors
     /// An I/O error writing a run.
     pub fn push(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
-        self.buf_bytes += key.len() + value.len() + 48;
+        self.buf_bytes += key.capacity() + value.capacity() + ENTRY_OVERHEAD;
         self.buf.push((key, value));
         if self.buf_bytes >= self.budget {
             self.spill()?;
