@@ -3,7 +3,7 @@
 //! C++ side uses (64 MiB block cache; checksums verified here, not there).
 //!
 //! ```text
-//! db_bench open DIR [--mmap]   {"open_s": ...}
+//! db_bench open DIR [--mmap]   {"open_s": ..., "tables": T}
 //! db_bench scan DIR [--mmap]   {"entries": N, "scan_cold_s": ..., "scan_s": ...}
 //! ```
 //!
@@ -23,8 +23,9 @@ fn open(dir: &str, mmap: bool, verify: bool) -> Db {
         ..DbOptions::default()
     };
     let db = if mmap {
-        // SAFETY: the benchmark's directory is not modified while it is open (the script
-        // gives LevelDB its own copies).
+        // SAFETY: `open_mmap` requires that no table is truncated or rewritten in place while
+        // the `Db` lives. The directory is the benchmark's own copy (the script gives LevelDB
+        // separate copies); nothing writes to it while this process runs.
         #[allow(unsafe_code)]
         unsafe {
             Db::open_mmap(dir, opts)
@@ -57,8 +58,9 @@ fn main() {
             let a = Instant::now();
             let db = open(dir, mmap, verify);
             let t = a.elapsed().as_secs_f64();
+            let tables: usize = (0..7).map(|l| db.level_files(l).len()).sum();
             drop(db);
-            println!("{{\"peer\": \"{peer}\", \"open_s\": {t:.9}}}");
+            println!("{{\"peer\": \"{peer}\", \"open_s\": {t:.9}, \"tables\": {tables}}}");
         }
         "scan" => {
             let db = open(dir, mmap, verify);

@@ -1,50 +1,118 @@
 #!/usr/bin/env bash
-# DB::Open and a full database scan, C++ LevelDB (Debian's libleveldb-dev) against this
+# DB::Open and a full database scan, C++ LevelDB (Debian's libleveldb-dev 1.23) against this
 # crate's read-only Db, on one directory LevelDB wrote (WriteBatch + CompactRange), side by
-# side: ROUNDS alternating rounds, medians and ratios.
+# side: ROUNDS alternating rounds, medians and ratios (ours / LevelDB) as a markdown table.
 #
-# usage: scripts/bench_db_open_scan.sh [N=1000000] [ROUNDS=5]
-# LevelDB's DB::Open writes to the directory (a new log and MANIFEST, LOCK), so it gets a
-# fresh copy every round; the crate's Db never writes and opens the original. The page
-# cache holds the files in both cases (the copy was just written).
+# usage: scripts/bench_db_open_scan.sh [N=1000000] [ROUNDS=5] [--shuffled]
+#
+#   1. builds examples/db_bench.rs (cargo --release) and tools/db_bench_cpp (g++ -O2)
+#   2. LevelDB writes N entries shaped as the shared workload (16-byte keys "k" + 15-digit
+#      2i, 100-byte half-compressible values) in key order (--shuffled: in a fixed shuffled
+#      order), WriteBatch of 1000, snappy, bloom 10, then CompactRange: the master directory,
+#      in a mktemp folder removed on exit
+#   3. each round gives every open its own fresh copy of the master (cp -r: page cache warm
+#      for both sides; DB::Open writes to its directory, ours writes nothing but gets a copy
+#      too) and runs, LevelDB first in odd rounds and ours first in even ones:
+#        open  DB::Open (64 MiB cache, bloom 10) | Db::open | Db::open_mmap
+#        scan  each opens (untimed), then two full forward passes (cold: empty block cache,
+#              warm: the second): leveldb::Iterator (no checksum verification, LevelDB's
+#              default) | Db::view, pread, checksums verified (our default) | the same
+#              through maps | maps with checksums off (as LevelDB reads)
+#   4. prints medians, the ratio of the medians and the median of the per-round ratios;
+#      fails when the sides disagree on the table count, entries or the value-byte checksum.
 set -euo pipefail
-N=${1:-1000000}
-ROUNDS=${2:-5}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-g++ -O2 -std=c++17 -o "$work/leveldb_db_bench" "$root/tools/db_bench_cpp/leveldb_db_bench.cc" -lleveldb
-(cd "$root" && cargo build --release --quiet --example db_bench)
-ours="$root/target/release/examples/db_bench"
-"$work/leveldb_db_bench" make "$work/db" "$N"
-echo "directory: $(ls "$work/db" | grep -c '\.ldb$') tables, $(du -sh "$work/db" | cut -f1)" >&2
-out="$work/results.jsonl"
-for r in $(seq 1 "$ROUNDS"); do
-  rm -rf "$work/copy" && cp -r "$work/db" "$work/copy"
-  "$work/leveldb_db_bench" open "$work/copy" >> "$out"
-  "$ours" open "$work/db" >> "$out"
-  "$ours" open "$work/db" --mmap >> "$out"
-  rm -rf "$work/copy" && cp -r "$work/db" "$work/copy"
-  "$work/leveldb_db_bench" scan "$work/copy" >> "$out"
-  "$ours" scan "$work/db" >> "$out"
-  "$ours" scan "$work/db" --mmap >> "$out"
-  "$ours" scan "$work/db" --mmap --no-verify >> "$out"
+N=1000000 ROUNDS=5 ORDER=""
+pos=0
+for a in "$@"; do
+  case "$a" in
+    --shuffled) ORDER=--shuffled ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    [0-9]*) if [ $pos -eq 0 ]; then N=$a; else ROUNDS=$a; fi; pos=$((pos + 1)) ;;
+    *) echo "unknown argument: $a" >&2; exit 2 ;;
+  esac
 done
-python3 - "$out" "$N" <<'PY'
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_db_open_scan.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log() { echo "[bench_db $(date +%H:%M:%S)] $*" >&2; }
+
+log "building (g++ -O2; cargo build --release --example db_bench)"
+"${CXX:-g++}" -O2 -std=c++17 -Wall -Wextra -o "$work/leveldb_db_bench" \
+  "$root/tools/db_bench_cpp/leveldb_db_bench.cc" -lleveldb
+(cd "$root" && cargo build --release --quiet --example db_bench)
+target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+ours="$target_dir/release/examples/db_bench"
+cpp="$work/leveldb_db_bench"
+
+log "LevelDB writes $N entries ${ORDER:-(key order)} + CompactRange"
+"$cpp" make "$work/db" "$N" $ORDER >&2
+log "directory: $(ls "$work/db" | grep -c '\.ldb$') tables, $(du -sh "$work/db" | cut -f1)"
+
+out="$work/results.jsonl"
+: > "$out"
+fresh() { rm -rf "$work/c_$1" && cp -r "$work/db" "$work/c_$1"; }
+run() {  # name op command... : one JSON line, tagged with the round
+  local name=$1 op=$2 line
+  shift 2
+  line=$("$@")
+  echo "{\"impl\": \"$name\", \"op\": \"$op\", \"round\": $r, ${line#\{}" >> "$out"
+}
+leveldb_side() {
+  fresh leveldb && run leveldb open "$cpp" open "$work/c_leveldb"
+  fresh leveldb && run leveldb scan "$cpp" scan "$work/c_leveldb"
+}
+our_side() {
+  fresh ours && run ours open "$ours" open "$work/c_ours"
+  fresh ours && run ours_mmap open "$ours" open "$work/c_ours" --mmap
+  fresh ours && run ours scan "$ours" scan "$work/c_ours"
+  run ours_mmap scan "$ours" scan "$work/c_ours" --mmap
+  run ours_mmap_nv scan "$ours" scan "$work/c_ours" --mmap --no-verify
+}
+for r in $(seq 1 "$ROUNDS"); do
+  log "round $r/$ROUNDS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  if [ $((r % 2)) -eq 1 ]; then leveldb_side; our_side; else our_side; leveldb_side; fi
+done
+
+commit=$(git -C "$root" rev-parse --short HEAD)
+git -C "$root" diff --quiet HEAD -- src examples tools || commit="$commit+dirty"
+python3 - "$out" "$N" "$ROUNDS" "$commit" "${ORDER:-key order}" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-def med(peer, field):
-    v = [r[field] for r in rows if r["peer"] == peer and field in r]
-    return statistics.median(v) if v else None
-ents = {r["peer"]: r["entries"] for r in rows if "entries" in r}
-assert len(set(ents.values())) == 1, ents
-print(f"N = {sys.argv[2]}, {len([r for r in rows if r['peer']=='leveldb' and 'open_s' in r])} rounds, medians")
-print("| measure | LevelDB 1.23 | ours (pread) | ours (mmap) | ours (mmap, no CRC) | ratios (pread / mmap / mmap no CRC) |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
-for f in ["open_s", "scan_cold_s", "scan_s"]:
-    l, o, m, x = (med(p, f) for p in ("leveldb", "ours", "ours-mmap", "ours-mmap-noverify"))
-    fmt = lambda v: "-" if v is None else f"{v*1e3:.2f} ms"
-    rat = lambda v: "-" if v is None else f"{v/l:.2f}"
-    print(f"| {f} | {fmt(l)} | {fmt(o)} | {fmt(m)} | {fmt(x)} | {rat(o)} / {rat(m)} / {rat(x)} |")
-print(f"entries scanned: {list(ents.values())[0]} by each")
+med = statistics.median
+def series(impl, op, field):
+    return {r["round"]: r[field] for r in rows if r["impl"] == impl and r["op"] == op}
+print(f"N = {sys.argv[2]} ({sys.argv[5]}), {sys.argv[3]} alternating rounds, commit {sys.argv[4]}")
+print()
+print("| measure | LevelDB 1.23 | ours | ours / LevelDB (medians) | median of per-round ratios | target |")
+print("| --- | ---: | ---: | ---: | ---: | --- |")
+lines = [
+    ("open, `Db::open`", "ours", "open", "open_s", "<= 1.0"),
+    ("open, `Db::open_mmap`", "ours_mmap", "open", "open_s", ""),
+    ("scan cold, `Db::open` (pread, checksums verified)", "ours", "scan", "scan_cold_s", "<= 1.0"),
+    ("scan cold, `Db::open_mmap`", "ours_mmap", "scan", "scan_cold_s", ""),
+    ("scan cold, `Db::open_mmap`, checksums off", "ours_mmap_nv", "scan", "scan_cold_s", ""),
+    ("scan warm, `Db::open` (pread, checksums verified)", "ours", "scan", "scan_s", "<= 1.0"),
+    ("scan warm, `Db::open_mmap`", "ours_mmap", "scan", "scan_s", ""),
+    ("scan warm, `Db::open_mmap`, checksums off", "ours_mmap_nv", "scan", "scan_s", ""),
+]
+for label, impl, op, field, target in lines:
+    o, b = series(impl, op, field), series("leveldb", op, field)
+    mo, mb = med(o.values()), med(b.values())
+    paired = med(o[k] / b[k] for k in o if k in b)
+    unit, scale = "ms", 1e3
+    if target:
+        target = f"{target}: {'met' if mo / mb <= 1.0 else 'not met'}"
+    print(f"| {label} ({unit}) | {mb*scale:.3f} | {mo*scale:.3f} | {mo/mb:.2f} | {paired:.2f} | {target} |")
+ents = {(r["entries"], r["check"]) for r in rows if r["op"] == "scan"}
+tabs = {r["tables"] for r in rows if r["op"] == "open"}
+n = next(iter(ents))[0]
+print()
+print(f"scan speed warm (M entries/s): LevelDB {n / med(series('leveldb', 'scan', 'scan_s').values()) / 1e6:.2f}, "
+      f"ours (pread) {n / med(series('ours', 'scan', 'scan_s').values()) / 1e6:.2f}, "
+      f"ours (mmap) {n / med(series('ours_mmap', 'scan', 'scan_s').values()) / 1e6:.2f}")
+print(f"tables seen by every open: {sorted(tabs)}; entries and checksum of every scan: {sorted(ents)}")
+if len(ents) != 1 or len(tabs) != 1:
+    print("THE SIDES DISAGREE", file=sys.stderr)
+    sys.exit(1)
 PY

@@ -1,13 +1,25 @@
 // C++ LevelDB side of scripts/bench_db_open_scan.sh: writes a database directory the way an
 // application does (WriteBatch, then compaction), and times DB::Open and a full iteration.
 //
-//   leveldb_db_bench make DIR N   N entries (16-byte keys in a shuffled order, 100-byte
-//                                 values), WriteBatch of 1000, snappy, bloom 10, then
-//                                 CompactRange over everything
-//   leveldb_db_bench open DIR     {"open_s": ...}  (DB::Open writes to DIR: give it a copy)
-//   leveldb_db_bench scan DIR     {"entries": N, "scan_cold_s": ..., "scan_s": ...}
+//   leveldb_db_bench make DIR N [--shuffled]
+//       N entries shaped as the shared peer workload (/work/shared/bench/WORKLOAD.md): key i
+//       is "k" + the 15-digit zero-padded 2*i (16 bytes), the value 50 pseudo-random letters
+//       [a-zA-Z] then the same 50 again (100 bytes, half compressible; a fixed xorshift
+//       stream, not the workload file's bytes). Written in key order (the default; ~35
+//       tables at 1M) or, with --shuffled, in a fixed shuffled order (the tables then
+//       overlap until the compaction sorts them), WriteBatch of 1000, snappy, bloom 10, then
+//       CompactRange(nullptr, nullptr) and close. Prints {"tables": T} (T over all levels).
+//   leveldb_db_bench open DIR     {"open_s": ..., "tables": T}  (DB::Open writes to DIR: a
+//                                 new log and MANIFEST, CURRENT, LOCK, LOG; give it a copy)
+//   leveldb_db_bench scan DIR     {"entries": N, "scan_cold_s": ..., "scan_s": ...}: opens
+//                                 (untimed), then two full forward Iterator passes touching
+//                                 key and value lengths and the first value byte; cold =
+//                                 first pass (empty block cache), warm = second
 //
-// Options as the shared peer harness uses them: bloom 10, a 64 MiB block cache, snappy.
+// Options as the shared peer harness uses them: bloom 10, a 64 MiB LRU block cache, snappy,
+// 4 KiB blocks, restart interval 16; default ReadOptions (no checksum verification).
+//
+// Build: g++ -std=c++17 -O2 leveldb_db_bench.cc -lleveldb
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,18 +44,34 @@ static leveldb::Options options() {
   o.filter_policy = leveldb::NewBloomFilterPolicy(10);
   o.block_cache = leveldb::NewLRUCache(64 << 20);
   o.compression = leveldb::kSnappyCompression;
+  o.block_size = 4096;
+  o.block_restart_interval = 16;
   return o;
 }
 
-static void key_of(uint64_t i, char* out) { std::snprintf(out, 17, "k%015llu", (unsigned long long)i); }
+// Key i: "k" + 15-digit 2*i, as the shared workload's.
+static void key_of(uint64_t i, char* out) {
+  std::snprintf(out, 17, "k%015llu", (unsigned long long)(2 * i));
+}
 
+// Value i: 50 letters from a stream seeded by i, then the same 50 again.
 static void value_of(uint64_t i, std::string* v) {
+  static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   v->resize(100);
   uint64_t x = i * 0x9E3779B97F4A7C15ull + 1;
-  for (int j = 0; j < 100; j++) {
+  for (int j = 0; j < 50; j++) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    (*v)[j] = 'a' + (x % 16);  // compressible, as text values are
+    (*v)[j] = (*v)[50 + j] = kLetters[x % 52];
   }
+}
+
+static int tables(leveldb::DB* db) {
+  int n = 0;
+  for (int lvl = 0; lvl < 7; lvl++) {
+    std::string v;
+    if (db->GetProperty("leveldb.num-files-at-level" + std::to_string(lvl), &v)) n += std::atoi(v.c_str());
+  }
+  return n;
 }
 
 static leveldb::DB* open_db(const char* dir) {
@@ -54,15 +82,20 @@ static leveldb::DB* open_db(const char* dir) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) { std::fprintf(stderr, "usage: make DIR N | open DIR | scan DIR\n"); return 2; }
+  if (argc < 3 || (std::strcmp(argv[1], "make") == 0 && argc < 4)) {
+    std::fprintf(stderr, "usage: make DIR N [--shuffled] | open DIR | scan DIR\n");
+    return 2;
+  }
   std::string cmd = argv[1];
   const char* dir = argv[2];
   if (cmd == "make") {
     uint64_t n = std::strtoull(argv[3], nullptr, 10);
     std::vector<uint64_t> order(n);
     for (uint64_t i = 0; i < n; i++) order[i] = i;
-    std::mt19937_64 rng(42);
-    std::shuffle(order.begin(), order.end(), rng);
+    if (argc > 4 && std::strcmp(argv[4], "--shuffled") == 0) {
+      std::mt19937_64 rng(42);
+      std::shuffle(order.begin(), order.end(), rng);
+    }
     leveldb::DB* db = open_db(dir);
     char k[17];
     std::string v;
@@ -77,6 +110,7 @@ int main(int argc, char** argv) {
       if (!s.ok()) { std::fprintf(stderr, "write: %s\n", s.ToString().c_str()); return 2; }
     }
     db->CompactRange(nullptr, nullptr);
+    std::printf("{\"tables\": %d}\n", tables(db));
     delete db;
     return 0;
   }
@@ -84,8 +118,8 @@ int main(int argc, char** argv) {
     double a = now();
     leveldb::DB* db = open_db(dir);
     double t = now() - a;
+    std::printf("{\"peer\": \"leveldb\", \"open_s\": %.9f, \"tables\": %d}\n", t, tables(db));
     delete db;
-    std::printf("{\"peer\": \"leveldb\", \"open_s\": %.9f}\n", t);
     return 0;
   }
   if (cmd == "scan") {
@@ -101,6 +135,7 @@ int main(int argc, char** argv) {
         sum += k.size() + v.size() + (v.size() ? (unsigned char)v[0] : 0);
         n++;
       }
+      if (!it->status().ok()) { std::fprintf(stderr, "scan: %s\n", it->status().ToString().c_str()); return 2; }
       delete it;
       times[pass] = now() - a;
     }
