@@ -3,7 +3,7 @@
 //! Chrome keeps each origin's IndexedDB data in a LevelDB directory whose MANIFEST names the
 //! comparator `idb_cmp1`. Its tables use LevelDB's bloom filter over user keys, so they are
 //! read like any other once the order is known: [`IdbComparator`] is that order, and
-//! [`Db::open`](crate::db::Db::open) picks it from the MANIFEST. [`decode_key`] and
+//! the database reader (`db::Db::open`) picks it from the MANIFEST. [`decode_key`] and
 //! [`decode_record_value`] turn keys and values into their parts for display.
 //! The coding is described in [`format`] (`docs/indexeddb.md` has the whole story).
 
