@@ -1,6 +1,8 @@
 //! Table point lookups (`TableReader::get_into`) on an in-memory 100,000-entry snappy table
 //! with a block cache that holds every block (warm): hits and misses, with the filter and
-//! without it (misses then read and search a data block).
+//! without it (misses then read and search a data block). A second group does the same on
+//! keys of 16 random bytes (hashes, as Bitcoin Core's chainstate and content-addressed
+//! stores hold), whose index keys share no prefix.
 
 use std::time::Duration;
 
@@ -60,6 +62,58 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut found = 0;
             for (k, _) in &hits {
+                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+            }
+            found
+        })
+    });
+    g.finish();
+
+    // Hashed keys: no common prefix in the index.
+    let mut hashed: Vec<(Vec<u8>, Vec<u8>)> = common::probes(u64::MAX, N as usize, 7)
+        .into_iter()
+        .zip(common::probes(u64::MAX, N as usize, 8))
+        .map(|(a, b)| {
+            let mut k = a.to_be_bytes().to_vec();
+            k.extend_from_slice(&b.to_be_bytes());
+            (k, vec![7u8; 100])
+        })
+        .collect();
+    hashed.sort();
+    hashed.dedup_by(|a, b| a.0 == b.0);
+    let bytes = common::build_table(&hashed, Compression::Snappy);
+    let t = common::open(&bytes, 256 << 20, true);
+    let hits: Vec<&[u8]> = common::probes(hashed.len() as u64, 1024, 3)
+        .into_iter()
+        .map(|i| hashed[i as usize].0.as_slice())
+        .collect();
+    // Fresh random keys: absent (a 2^-128 chance each of being present).
+    let misses: Vec<Vec<u8>> = common::probes(u64::MAX, 1024, 9)
+        .into_iter()
+        .map(|a| [a.to_be_bytes(), (!a).to_be_bytes()].concat())
+        .collect();
+    let mut val = Vec::with_capacity(128);
+    for k in &misses {
+        assert!(!t.get_into(k, ReadOptions::default(), &mut val).unwrap());
+    }
+    let mut g = c.benchmark_group("table_get_100k_hashed_keys_warm");
+    g.measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500))
+        .sample_size(20);
+    g.throughput(Throughput::Elements(1024));
+    g.bench_function("hit_filter_x1024", |b| {
+        b.iter(|| {
+            let mut found = 0;
+            for k in &hits {
+                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+            }
+            found
+        })
+    });
+    g.bench_function("miss_filter_x1024", |b| {
+        b.iter(|| {
+            let mut found = 0;
+            for k in &misses {
                 found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
             }
             found

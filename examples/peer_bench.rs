@@ -22,7 +22,7 @@
 //!
 //! Not part of the harness protocol: `--build-only` stops after the build and reports the
 //! build time and memory (used by `scripts/bench_scaling.sh` to show that a build streams);
-//! `--only build|open|scan|get-hit|get-miss|seek-hit --repeat R [--reuse-table]` runs one phase R
+//! `--only build|open|scan|get-hit|get-miss|seek-hit|db-get-hit|db-get-miss --repeat R [--reuse-table]` runs one phase R
 //! times on one table (built first unless `--reuse-table`), for profilers (`docs/performance.md`, "Profiles");
 //! `--parallel-compression` builds with `Options::parallel_compression` (snappy on a helper
 //! thread; its JSON label says so), for a separate `--peer` next to the default one.
@@ -729,6 +729,9 @@ fn run_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
         }
         tb.finish().unwrap_or_else(|e| die(&format!("finish: {e}")));
     };
+    if phase.starts_with("db-") {
+        return run_db_phase(c, w, phase);
+    }
     // Profiling the read phases alone: build once, then pass --reuse-table.
     if phase != "build" && !c.reuse_table {
         build();
@@ -756,6 +759,61 @@ fn run_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
     j.u64("repeat", u64::from(c.repeat));
     j.num("s_per_repeat", s / f64::from(c.repeat.max(1)));
     j.u64("file_reads", t.as_ref().map_or(0, reads));
+    j.u64("errors", bad);
+    println!("{}", j.done());
+    i32::from(bad != 0)
+}
+
+/// `--only db-get-hit|db-get-miss --db DIR --repeat R`: warm `Db::get_into` passes over an
+/// existing database directory (LevelDB's own or a bulk-built one), tables mapped.
+fn run_db_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
+    let cache = Arc::new(new_cache(c.cache_mb << 20));
+    let opts = DbOptions {
+        block_cache: Some(cache),
+        ..DbOptions::default()
+    };
+    // SAFETY: a benchmark directory nothing rewrites while it is open.
+    #[allow(unsafe_code)]
+    let db = unsafe { Db::open_mmap(&c.db, opts) }
+        .unwrap_or_else(|e| die(&format!("open db {}: {e}", c.db)));
+    let seq = db.last_sequence();
+    let mut v = Vec::new();
+    let mut bad = 0u64;
+    let mut pass = |hits: bool| {
+        if hits {
+            for &(k, want) in &w.hits {
+                if !matches!(db.get_into(k, seq, &mut v), Ok(Some(_)) if v.as_slice() == want) {
+                    bad += 1;
+                }
+            }
+        } else {
+            for &k in &w.misses {
+                if !matches!(db.get_into(k, seq, &mut v), Ok(None)) {
+                    bad += 1;
+                }
+            }
+        }
+    };
+    let hits = match phase {
+        "db-get-hit" => true,
+        "db-get-miss" => false,
+        _ => usage(),
+    };
+    pass(hits);
+    let a = Instant::now();
+    for _ in 0..c.repeat {
+        pass(hits);
+    }
+    let s = a.elapsed().as_secs_f64();
+    let n = if hits { w.hits.len() } else { w.misses.len() };
+    let mut j = Json::new();
+    j.str("mode", "only");
+    j.str("phase", phase);
+    j.u64("repeat", u64::from(c.repeat));
+    j.num(
+        "s_per_op",
+        s / (f64::from(c.repeat.max(1)) * n.max(1) as f64),
+    );
     j.u64("errors", bad);
     println!("{}", j.done());
     i32::from(bad != 0)

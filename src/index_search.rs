@@ -62,6 +62,30 @@ fn prefix_after(key: &[u8], skip: usize) -> u64 {
     u64::from_be_bytes(b)
 }
 
+/// Monotone map of a key to a u64 for keys sorted bytewise around a common prefix `lcp`: 0
+/// below the keys that start with `lcp`, the 8 bytes after `lcp` (big-endian, zero-padded)
+/// for those, `u64::MAX` above them. `a < b` implies `map(a) <= map(b)`, and
+/// `map(a) < map(b)` implies `a < b`.
+#[inline]
+pub(crate) fn prefix_map(k: &[u8], lcp: &[u8]) -> u64 {
+    let n = lcp.len();
+    let m = k.len().min(n);
+    // Empty slices are not compared: libc's memcmp makes a fully masked vector load even
+    // for length 0, and from an empty `Vec`'s dangling pointer that load takes a
+    // fault-suppression assist on AMD Zen (measured: it tripled the database miss time).
+    let order = if m == 0 {
+        Ordering::Equal
+    } else {
+        k[..m].cmp(&lcp[..m])
+    };
+    match order {
+        Ordering::Less => 0,
+        Ordering::Greater => u64::MAX,
+        Ordering::Equal if k.len() < n => 0,
+        Ordering::Equal => prefix_after(k, n),
+    }
+}
+
 impl ParsedIndex {
     /// Decodes `index`; `None` if an entry does not decode, does not store its key whole,
     /// or its value is not a handle (lookups then use the block itself).
@@ -109,18 +133,10 @@ impl ParsedIndex {
         Some(index)
     }
 
-    /// Monotone map of a key's ordered part to a u64: 0 below the keys that start with
-    /// `lcp`, the 8 bytes after `lcp` for those, `u64::MAX` above them.
+    /// Monotone map of a key's ordered part to a u64 ([`prefix_map`] under `lcp`).
     #[inline]
     fn prefix(&self, k: &[u8]) -> u64 {
-        let n = self.lcp.len();
-        let m = k.len().min(n);
-        match k[..m].cmp(&self.lcp[..m]) {
-            Ordering::Less => 0,
-            Ordering::Greater => u64::MAX,
-            Ordering::Equal if k.len() < n => 0,
-            Ordering::Equal => prefix_after(k, n),
-        }
+        prefix_map(k, &self.lcp)
     }
 
     /// Index of the first prefix `>= tp` (the prefix count if none): first in `top`, then

@@ -229,6 +229,9 @@ impl ReaderOptions {
 #[derive(Debug, Clone, Copy)]
 pub struct ReadOptions {
     /// Compare each data block's CRC before using it (true; LevelDB's default is false).
+    /// Blocks that enter the block cache are checked either way (`fill_cache` with a
+    /// cache), so a damaged block never reaches a later reader through the cache; turning
+    /// this off skips the check only for blocks read past the cache.
     pub verify_checksums: bool,
     /// Put blocks read into the block cache (true).
     pub fill_cache: bool,

@@ -6,8 +6,9 @@ use leveldb_table::raw::format::block_trailer;
 use leveldb_table::raw::hash::hash_signed_tail;
 use leveldb_table::raw::{Block, BlockBuilder};
 use leveldb_table::{
-    BlockCache, BlockHandle, BytewiseComparator, Compression, DecompressError, Error, FilterPolicy,
-    FilterStatus, KeyFormat, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    BlockCache, BlockHandle, BytewiseComparator, Compression, CountingReader, DecompressError,
+    Error, FilterPolicy, FilterStatus, KeyFormat, Options, ReadOptions, ReaderOptions,
+    TableBuilder, TableReader,
 };
 
 fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
@@ -140,6 +141,35 @@ fn the_block_cache_holds_only_verified_blocks() {
     assert!(
         matches!(t.get(b"key00001"), Err(Error::ChecksumMismatch { handle, .. }) if handle == h),
         "a verified read still sees the damage"
+    );
+}
+
+#[test]
+fn reads_without_checksums_still_cache_blocks_verified() {
+    // Checksums off (LevelDB's default) must not mean "never cached": the blocks a lookup
+    // brings in are verified on their way into the cache and serve later lookups.
+    let opts = Options::default().compression(Compression::Snappy);
+    let bytes = table_bytes(100, &opts);
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let t = TableReader::open(
+        CountingReader::new(bytes),
+        plain().block_cache(cache.clone()),
+    )
+    .unwrap();
+    let unverified = ReadOptions {
+        verify_checksums: false,
+        fill_cache: true,
+    };
+    let mut v = Vec::new();
+    assert!(t.get_into(b"key00001", unverified, &mut v).unwrap());
+    assert_eq!(cache.len(), 1, "the block was cached");
+    let reads = t.source().reads();
+    assert!(t.get_into(b"key00002", unverified, &mut v).unwrap());
+    assert!(t.get(b"key00003").unwrap().is_some());
+    assert_eq!(
+        t.source().reads(),
+        reads,
+        "later lookups are served by the cache"
     );
 }
 

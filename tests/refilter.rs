@@ -112,3 +112,78 @@ fn a_damaged_table_is_refused_not_refiltered() {
     let e = refilter(&table, None, &mut Vec::new()).unwrap_err();
     assert!(e.to_string().contains("checksum"), "{e}");
 }
+
+/// A table of many 64-block runs, built here (LevelDB's builder writes the same bytes:
+/// `golden_tables`): refiltered on the calling thread and with 1, 2 and 4 helper threads,
+/// the bytes are the same; with LevelDB's policy at its own bits, the table itself.
+fn big_table() -> Vec<u8> {
+    let opts = leveldb_table::Options::default()
+        .bloom(10)
+        .compression(leveldb_table::Compression::Snappy);
+    let mut b = leveldb_table::TableBuilder::new(Vec::new(), &opts).unwrap();
+    for i in 0..60_000u32 {
+        let v = format!("value {i} {}", "x".repeat((i % 97) as usize));
+        b.add(format!("key{i:08}").as_bytes(), v.as_bytes())
+            .unwrap();
+    }
+    b.finish().unwrap().0
+}
+
+#[test]
+fn helper_threads_change_nothing_in_the_output() {
+    use leveldb_table::refilter::refilter_with_threads;
+    let bytes = big_table();
+    let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+    let blocks = table.data_block_handles().unwrap().len();
+    assert!(
+        blocks > 4 * 64,
+        "{blocks} data blocks: several runs per helper"
+    );
+    for policy in [
+        Some(Arc::new(BloomFilterPolicy::new(10)) as Arc<dyn FilterPolicy>),
+        Some(Arc::new(CacheLocalBloomPolicy::new(10.0)) as Arc<dyn FilterPolicy>),
+        None,
+    ] {
+        let mut one = Vec::new();
+        refilter_with_threads(&table, policy.clone(), &mut one, 0).unwrap();
+        for threads in [1, 2, 4] {
+            let mut out = Vec::new();
+            let stats = refilter_with_threads(&table, policy.clone(), &mut out, threads).unwrap();
+            assert_eq!(stats.data_blocks, blocks as u64);
+            assert!(out == one, "{threads} helpers");
+        }
+        if policy
+            .as_ref()
+            .is_some_and(|p| p.name() == "leveldb.BuiltinBloomFilter2")
+        {
+            assert!(
+                one == bytes,
+                "LevelDB's policy at its own bits gives back the table"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_damaged_block_deep_in_a_big_table_is_named() {
+    use leveldb_table::refilter::refilter_with_threads;
+    let mut bytes = big_table();
+    let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+    let handles = table.data_block_handles().unwrap();
+    // A block in the fifth run of 64, so the helpers have runs before and after it.
+    let (_, h) = handles[4 * 64 + 10];
+    bytes[h.offset as usize + 7] ^= 0x40;
+    let table = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    for threads in [0, 1, 2] {
+        for policy in [
+            Some(Arc::new(BloomFilterPolicy::new(10)) as Arc<dyn FilterPolicy>),
+            None,
+        ] {
+            let e = refilter_with_threads(&table, policy, &mut Vec::new(), threads).unwrap_err();
+            match e {
+                leveldb_table::Error::ChecksumMismatch { handle, .. } => assert_eq!(handle, h),
+                other => panic!("{threads} helpers: {other}"),
+            }
+        }
+    }
+}

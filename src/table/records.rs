@@ -153,36 +153,50 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let zero_copy = self.file.is_zero_copy();
         let readahead = if zero_copy { None } else { readahead };
-        let rb = ReadBlockOptions {
-            verify_checksum: opts.verify_checksums,
-            profile: self.profile,
-        };
+        // A block headed for the cache is verified even when this read does not ask for it:
+        // the cache serves later readers that may (otherwise, with checksums off, nothing
+        // would be cached at all and every lookup would read and decompress its block). If
+        // that check fails, the read goes on unverified, as asked, and nothing is cached.
+        let to_cache = opts.fill_cache && self.cache.is_some();
         // Blocks headed for the cache decompress into buffers of blocks it evicted.
         let pool = match &self.cache {
             Some(c) if opts.fill_cache => Some(c.pool()),
             _ => None,
         };
-        let contents = match readahead {
-            None => block_read::read_block_in(
-                &self.file,
-                handle,
-                BlockKind::Data,
-                self.data_end(),
-                rb,
-                pool,
-            )?,
-            Some(ra) => {
-                let raw = ra.fetch(&self.file, handle, self.data_end())?;
-                let mut c = block_read::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
-                if c.compression == format::COMPRESSION_NONE
-                    && opts.fill_cache
-                    && self.cache.is_some()
-                {
-                    // A slice of the window would keep the whole window alive in the cache.
-                    c.data = Bytes::copy_from_slice(&c.data);
+        let mut readahead = readahead;
+        let mut read = |verify_checksum: bool| -> Result<BlockContents> {
+            let rb = ReadBlockOptions {
+                verify_checksum,
+                profile: self.profile,
+            };
+            Ok(match readahead.as_deref_mut() {
+                None => block_read::read_block_in(
+                    &self.file,
+                    handle,
+                    BlockKind::Data,
+                    self.data_end(),
+                    rb,
+                    pool,
+                )?,
+                Some(ra) => {
+                    let raw = ra.fetch(&self.file, handle, self.data_end())?;
+                    let mut c =
+                        block_read::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
+                    if c.compression == format::COMPRESSION_NONE
+                        && opts.fill_cache
+                        && self.cache.is_some()
+                    {
+                        // A slice of the window would keep the whole window alive in the
+                        // cache.
+                        c.data = Bytes::copy_from_slice(&c.data);
+                    }
+                    c
                 }
-                c
-            }
+            })
+        };
+        let contents = match read(opts.verify_checksums || to_cache) {
+            Err(Error::ChecksumMismatch { .. }) if !opts.verify_checksums => read(false)?,
+            r => r?,
         };
         let owns_bytes = !(zero_copy && contents.compression == format::COMPRESSION_NONE);
         let block = Block::new(contents.data, BlockKind::Data, handle)?;

@@ -15,6 +15,18 @@
 //                                 (untimed), then two full forward Iterator passes touching
 //                                 key and value lengths and the first value byte; cold =
 //                                 first pass (empty block cache), warm = second
+//   leveldb_db_bench load DIR N [--shuffled]
+//                                 {"load_s": ..., "tables": T}: the timed load of issue 17's
+//                                 comparison: DB::Open (create), the N entries in WriteBatch
+//                                 of 1000 (in key order, or with --shuffled in the order of a
+//                                 Fisher-Yates shuffle driven by splitmix64, which the Rust side
+//                                 computes the same way), CompactRange(nullptr, nullptr) so
+//                                 that nothing is left to compact, and close
+//   leveldb_db_bench get DIR N    {"hits": H, "found": F, "hit_s_per_op": ..., "miss_s_per_op": ...}:
+//                                 opens (untimed), 200,000 hit probes (key i, i = splitmix64(j)
+//                                 mod N) and 200,000 miss probes (the odd number 2i+1 between
+//                                 two present keys, i = splitmix64(j + 2^32) mod (N - 1)), one
+//                                 untimed pass of each, then a timed pass of each (warm)
 //
 // Options as the shared peer harness uses them: bloom 10, a 64 MiB LRU block cache, snappy,
 // 4 KiB blocks, restart interval 16; default ReadOptions (no checksum verification).
@@ -65,6 +77,31 @@ static void value_of(uint64_t i, std::string* v) {
   }
 }
 
+// SplitMix64 (Steele, Lea, Flood 2014): the probe index stream both sides of the benchmark
+// compute the same way.
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+static const uint64_t kProbes = 200000;
+
+// The load order of `load --shuffled`: Fisher-Yates, j = splitmix64(i) mod (i + 1), i from
+// the top down.
+static std::vector<uint64_t> load_order(uint64_t n, bool shuffled) {
+  std::vector<uint64_t> order(n);
+  for (uint64_t i = 0; i < n; i++) order[i] = i;
+  if (shuffled) {
+    for (uint64_t i = n; i > 1; i--) {
+      uint64_t j = splitmix64(i - 1) % i;
+      std::swap(order[i - 1], order[j]);
+    }
+  }
+  return order;
+}
+
 static int tables(leveldb::DB* db) {
   int n = 0;
   for (int lvl = 0; lvl < 7; lvl++) {
@@ -83,7 +120,7 @@ static leveldb::DB* open_db(const char* dir) {
 
 int main(int argc, char** argv) {
   if (argc < 3 || (std::strcmp(argv[1], "make") == 0 && argc < 4)) {
-    std::fprintf(stderr, "usage: make DIR N [--shuffled] | open DIR | scan DIR\n");
+    std::fprintf(stderr, "usage: make DIR N [--shuffled] | open DIR | scan DIR | get DIR N\n");
     return 2;
   }
   std::string cmd = argv[1];
@@ -143,6 +180,73 @@ int main(int argc, char** argv) {
     std::printf("{\"peer\": \"leveldb\", \"entries\": %llu, \"scan_cold_s\": %.9f, \"scan_s\": %.9f, \"check\": %llu}\n",
                 (unsigned long long)n, times[0], times[1], (unsigned long long)sum);
     return 0;
+  }
+  if (cmd == "load" && argc > 3) {
+    uint64_t n = std::strtoull(argv[3], nullptr, 10);
+    bool shuffled = argc > 4 && std::strcmp(argv[4], "--shuffled") == 0;
+    std::vector<uint64_t> order = load_order(n, shuffled);
+    char k[17];
+    std::string v;
+    double a = now();
+    leveldb::DB* db = open_db(dir);
+    for (uint64_t i = 0; i < n; i += 1000) {
+      leveldb::WriteBatch b;
+      for (uint64_t j = i; j < n && j < i + 1000; j++) {
+        key_of(order[j], k);
+        value_of(order[j], &v);
+        b.Put(leveldb::Slice(k, 16), v);
+      }
+      leveldb::Status s = db->Write(leveldb::WriteOptions(), &b);
+      if (!s.ok()) { std::fprintf(stderr, "write: %s\n", s.ToString().c_str()); return 2; }
+    }
+    db->CompactRange(nullptr, nullptr);
+    int t = tables(db);
+    delete db;
+    double secs = now() - a;
+    std::printf("{\"peer\": \"leveldb\", \"entries\": %llu, \"load_s\": %.9f, \"tables\": %d}\n",
+                (unsigned long long)n, secs, t);
+    return 0;
+  }
+  if (cmd == "get" && argc > 3) {
+    uint64_t n = std::strtoull(argv[3], nullptr, 10);
+    if (n < 2) return 2;
+    std::vector<std::string> hits, misses;
+    char k[17];
+    for (uint64_t j = 0; j < kProbes; j++) {
+      key_of(splitmix64(j) % n, k);
+      hits.emplace_back(k, 16);
+      std::snprintf(k, 17, "k%015llu", (unsigned long long)(2 * (splitmix64(j + (1ull << 32)) % (n - 1)) + 1));
+      misses.emplace_back(k, 16);
+    }
+    leveldb::DB* db = open_db(dir);
+    std::string v;
+    uint64_t found = 0, sum = 0, wrong = 0;
+    double t_hit = 0, t_miss = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      found = sum = wrong = 0;
+      double a = now();
+      for (const std::string& key : hits) {
+        leveldb::Status s = db->Get(leveldb::ReadOptions(), key, &v);
+        if (s.ok()) {
+          found++;
+          sum += v.size() + (unsigned char)v[0];
+        } else {
+          wrong++;
+        }
+      }
+      double b = now();
+      for (const std::string& key : misses) {
+        if (!db->Get(leveldb::ReadOptions(), key, &v).IsNotFound()) wrong++;
+      }
+      t_hit = b - a;
+      t_miss = now() - b;
+    }
+    delete db;
+    std::printf("{\"peer\": \"leveldb\", \"hits\": %llu, \"found\": %llu, \"wrong\": %llu, \"check\": %llu, "
+                "\"hit_s_per_op\": %.12f, \"miss_s_per_op\": %.12f}\n",
+                (unsigned long long)kProbes, (unsigned long long)found, (unsigned long long)wrong,
+                (unsigned long long)sum, t_hit / kProbes, t_miss / kProbes);
+    return wrong == 0 ? 0 : 1;
   }
   return 2;
 }

@@ -49,7 +49,7 @@ impl Db {
             let mut best: Option<(u64, bool, Vec<u8>)> = None;
             for f in &self.state.levels[0] {
                 let mut v = Vec::new();
-                let t = self.table(f.number)?;
+                let t = self.table_at(self.tables.slot(f.number), f.number)?;
                 let r = t
                     .lookup_into(user_key, snapshot, self.read, &mut v)
                     .map_err(|e| in_table(f.number, e))?;
@@ -74,7 +74,34 @@ impl Db {
             ucmp.compare(user_key, internal_key::user_key(&f.smallest)) != Ordering::Less
                 && ucmp.compare(user_key, internal_key::user_key(&f.largest)) != Ordering::Greater
         };
+        // The answer of table `f` (at `slot` of the table list): found (with its sequence),
+        // deleted, or not there (`None`: go on).
+        let mut probe = |f: &FileMeta, slot: u32| -> Result<Option<Option<u64>>> {
+            let t = self.table_at(slot, f.number)?;
+            Ok(
+                match t
+                    .lookup_into(user_key, snapshot, self.read, value)
+                    .map_err(|e| in_table(f.number, e))?
+                {
+                    LookupKind::Found { sequence, .. } => Some(Some(sequence.unwrap_or(0))),
+                    LookupKind::Deleted { .. } => Some(None),
+                    LookupKind::NotFound => None,
+                },
+            )
+        };
         for (level, files) in self.state.levels.iter().enumerate() {
+            if files.is_empty() {
+                continue;
+            }
+            if let Some(search) = self.search.get(level).and_then(Option::as_ref) {
+                // Levels >= 1 in bytewise order: the prefix search (level_search.rs).
+                if let Some((i, slot)) = search.find(files, user_key) {
+                    if let Some(answer) = probe(&files[i], slot)? {
+                        return Ok(answer);
+                    }
+                }
+                continue;
+            }
             let candidates: &[FileMeta] = if level == 0 {
                 files
             } else {
@@ -84,14 +111,8 @@ impl Db {
                 files.get(i..(i + 1).min(files.len())).unwrap_or(&[])
             };
             for f in candidates.iter().filter(|f| in_range(f)) {
-                let t = self.table(f.number)?;
-                match t
-                    .lookup_into(user_key, snapshot, self.read, value)
-                    .map_err(|e| in_table(f.number, e))?
-                {
-                    LookupKind::Found { sequence, .. } => return Ok(Some(sequence.unwrap_or(0))),
-                    LookupKind::Deleted { .. } => return Ok(None),
-                    LookupKind::NotFound => {}
+                if let Some(answer) = probe(f, self.tables.slot(f.number))? {
+                    return Ok(answer);
                 }
             }
         }

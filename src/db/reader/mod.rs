@@ -14,15 +14,12 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::cache::BlockCache;
 use crate::comparator::{BytewiseComparator, Comparator};
-use crate::db::cursor::{
-    in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableFile, TableSource,
-};
+use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableSource};
 use crate::db::filename::{self, FileKind};
 use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
 use crate::db::log_reader::{LogItem, LogReader};
@@ -35,7 +32,7 @@ use crate::idb::format::IDB_COMPARATOR_NAME;
 use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
-use crate::table::{LookupKind, TableReader};
+use crate::table::LookupKind;
 
 /// How a database is opened.
 #[derive(Clone)]
@@ -84,7 +81,9 @@ pub struct Db {
     icmp: InternalKeyComparator,
     mem: MemTable,
     logs: Vec<LogInfo>,
-    tables: BTreeMap<u64, (String, OnceLock<TableReader<TableFile>>)>,
+    tables: Tables,
+    /// Per level (index = level), the search aid of levels >= 1 under a bytewise order.
+    search: Vec<Option<LevelSearch>>,
     other_files: Vec<String>,
     last_sequence: u64,
     notes: Vec<String>,
@@ -341,10 +340,26 @@ impl Db {
             .iter()
             .flat_map(|l| l.iter().map(|f| f.number))
             .collect();
-        let tables = on_disk
+        let tables = Tables::new(
+            on_disk
+                .iter()
+                .filter(|(n, _)| live.contains(n))
+                .map(|(&n, name)| (n, name.clone())),
+        );
+        // The built-in bytewise order (not a user-supplied comparator of that name).
+        let bytewise = reader_opts.comparator.name() == BYTEWISE_COMPARATOR_NAME
+            && !opts
+                .comparators
+                .iter()
+                .any(|c| c.name() == BYTEWISE_COMPARATOR_NAME);
+        let search = state
+            .levels
             .iter()
-            .filter(|(n, _)| live.contains(n))
-            .map(|(&n, name)| (n, (name.clone(), OnceLock::new())))
+            .enumerate()
+            .map(|(level, files)| {
+                (level > 0 && bytewise && !repair_view)
+                    .then(|| LevelSearch::build(files, |n| tables.slot(n)))
+            })
             .collect();
         Ok(Db {
             dir,
@@ -354,6 +369,7 @@ impl Db {
             mem,
             logs,
             tables,
+            search,
             other_files,
             last_sequence,
             notes,
@@ -429,45 +445,10 @@ impl Db {
 
     /// The name of a live table's file.
     pub fn table_name(&self, number: u64) -> Option<&str> {
-        self.tables.get(&number).map(|(n, _)| n.as_str())
+        self.tables.name(number)
     }
 
     // Reads: get.rs (point lookups) and the merged cursors.
-}
-
-impl TableSource for Db {
-    fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
-        let Some((name, cell)) = self.tables.get(&number) else {
-            return Err(Error::MissingFile {
-                file: filename::table_file_name(number),
-            });
-        };
-        if let Some(t) = cell.get() {
-            return Ok(t);
-        }
-        let file = File::open(self.dir.join(name)).map_err(|e| in_file(name, e.into()))?;
-        let source: TableFile = if self.mmap {
-            #[cfg(feature = "mmap")]
-            {
-                // SAFETY: `Db::open_mmap`'s caller promised the tables are not changed in place.
-                #[allow(unsafe_code)]
-                let map = unsafe { crate::os::map_file(&file) };
-                Box::new(map.map_err(|e| in_file(name, e.into()))?)
-            }
-            #[cfg(not(feature = "mmap"))]
-            {
-                Box::new(file)
-            }
-        } else {
-            Box::new(file)
-        };
-        let t =
-            TableReader::open(source, self.reader_opts.clone()).map_err(|e| in_file(name, e))?;
-        // Another thread may have opened it meanwhile: either copy serves.
-        let _ = cell.set(t);
-        cell.get()
-            .ok_or_else(|| Error::MissingFile { file: name.clone() })
-    }
 }
 
 /// A WriteBatch error, with the file offset of its log record.
@@ -494,3 +475,8 @@ pub fn builtin_comparator(name: &str) -> Option<Arc<dyn Comparator>> {
 }
 
 mod get;
+mod level_search;
+mod tables;
+
+use level_search::LevelSearch;
+use tables::Tables;
