@@ -95,11 +95,11 @@ pub fn run(a: &Args) -> CmdResult {
     if a.sort {
         let mut sorter = ExternalSorter::new(a.memory_mb.saturating_mul(1 << 20));
         while let Some(e) = input.next()? {
-            sorter.push(e.key, e.value).map_err(fail)?;
+            sorter.push_slices(&e.key, &e.value).map_err(fail)?;
         }
-        for r in sorter.finish().map_err(fail)? {
-            let (k, v) = r.map_err(fail)?;
-            b.add(&k, &v).map_err(fail)?;
+        let mut sorted = sorter.finish().map_err(fail)?;
+        while let Some((k, v)) = sorted.next_entry().map_err(fail)? {
+            b.add(k, v).map_err(fail)?;
         }
     } else {
         while let Some(e) = input.next()? {
