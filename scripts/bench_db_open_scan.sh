@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# DB::Open and a full database scan, C++ LevelDB (Debian's libleveldb-dev 1.23) against this
-# crate's read-only Db, on one directory LevelDB wrote (WriteBatch + CompactRange), side by
-# side: ROUNDS alternating rounds, medians and ratios (ours / LevelDB) as a markdown table.
+# DB::Open, a full database scan and point lookups, C++ LevelDB (Debian's libleveldb-dev
+# 1.23) against this crate's read-only Db, on one directory LevelDB wrote (WriteBatch +
+# CompactRange), side by side: ROUNDS alternating rounds, medians and ratios (ours /
+# LevelDB) as a markdown table.
 #
 # usage: scripts/bench_db_open_scan.sh [N=1000000] [ROUNDS=5] [--shuffled]
 #
@@ -18,15 +19,20 @@
 #              warm: the second): leveldb::Iterator (no checksum verification, LevelDB's
 #              default) | Db::view, pread, checksums verified (our default) | the same
 #              through maps | maps with checksums off (as LevelDB reads)
+#        get   each opens (untimed), 200,000 present and 200,000 absent keys (the same
+#              splitmix64-chosen probes on both sides), one untimed pass of each, then a
+#              timed pass of each: DB::Get (default ReadOptions) | Db::get_into through maps
+#              (as LevelDB's Env reads tables) and through pread, checksums verified
 #   4. prints medians, the ratio of the medians and the median of the per-round ratios;
-#      fails when the sides disagree on the table count, entries or the value-byte checksum.
+#      fails when the sides disagree on the table count, entries or the value-byte checksum,
+#      or a lookup answers wrongly.
 set -euo pipefail
 N=1000000 ROUNDS=5 ORDER=""
 pos=0
 for a in "$@"; do
   case "$a" in
     --shuffled) ORDER=--shuffled ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     [0-9]*) if [ $pos -eq 0 ]; then N=$a; else ROUNDS=$a; fi; pos=$((pos + 1)) ;;
     *) echo "unknown argument: $a" >&2; exit 2 ;;
   esac
@@ -61,6 +67,7 @@ run() {  # name op command... : one JSON line, tagged with the round
 leveldb_side() {
   fresh leveldb && run leveldb open "$cpp" open "$work/c_leveldb"
   fresh leveldb && run leveldb scan "$cpp" scan "$work/c_leveldb"
+  fresh leveldb && run leveldb get "$cpp" get "$work/c_leveldb" "$N"
 }
 our_side() {
   fresh ours && run ours open "$ours" open "$work/c_ours"
@@ -68,6 +75,8 @@ our_side() {
   fresh ours && run ours scan "$ours" scan "$work/c_ours"
   run ours_mmap scan "$ours" scan "$work/c_ours" --mmap
   run ours_mmap_nv scan "$ours" scan "$work/c_ours" --mmap --no-verify
+  fresh ours && run ours_mmap get "$ours" get "$work/c_ours" "$N" --mmap
+  run ours get "$ours" get "$work/c_ours" "$N"
 }
 for r in $(seq 1 "$ROUNDS"); do
   log "round $r/$ROUNDS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -95,16 +104,22 @@ lines = [
     ("scan warm, `Db::open` (pread, checksums verified)", "ours", "scan", "scan_s", "<= 1.0"),
     ("scan warm, `Db::open_mmap`", "ours_mmap", "scan", "scan_s", ""),
     ("scan warm, `Db::open_mmap`, checksums off", "ours_mmap_nv", "scan", "scan_s", ""),
+    ("get hit, `Db::open_mmap` (checksums verified)", "ours_mmap", "get", "hit_s_per_op", "<= 0.5"),
+    ("get miss, `Db::open_mmap`", "ours_mmap", "get", "miss_s_per_op", "<= 0.5"),
+    ("get hit, `Db::open` (pread)", "ours", "get", "hit_s_per_op", ""),
+    ("get miss, `Db::open` (pread)", "ours", "get", "miss_s_per_op", ""),
 ]
 for label, impl, op, field, target in lines:
     o, b = series(impl, op, field), series("leveldb", op, field)
     mo, mb = med(o.values()), med(b.values())
     paired = med(o[k] / b[k] for k in o if k in b)
-    unit, scale = "ms", 1e3
+    unit, scale = ("ms", 1e3) if op != "get" else ("µs/op", 1e6)
     if target:
-        target = f"{target}: {'met' if mo / mb <= 1.0 else 'not met'}"
+        bound = float(target.split()[-1])
+        target = f"{target}: {'met' if mo / mb <= bound else 'not met'}"
     print(f"| {label} ({unit}) | {mb*scale:.3f} | {mo*scale:.3f} | {mo/mb:.2f} | {paired:.2f} | {target} |")
 ents = {(r["entries"], r["check"]) for r in rows if r["op"] == "scan"}
+gets = {(r["found"], r["wrong"], r["check"]) for r in rows if r["op"] == "get"}
 tabs = {r["tables"] for r in rows if r["op"] == "open"}
 n = next(iter(ents))[0]
 print()
@@ -112,7 +127,8 @@ print(f"scan speed warm (M entries/s): LevelDB {n / med(series('leveldb', 'scan'
       f"ours (pread) {n / med(series('ours', 'scan', 'scan_s').values()) / 1e6:.2f}, "
       f"ours (mmap) {n / med(series('ours_mmap', 'scan', 'scan_s').values()) / 1e6:.2f}")
 print(f"tables seen by every open: {sorted(tabs)}; entries and checksum of every scan: {sorted(ents)}")
-if len(ents) != 1 or len(tabs) != 1:
+print(f"gets (found, wrong, value checksum): {sorted(gets)}")
+if len(ents) != 1 or len(tabs) != 1 or len(gets) != 1 or next(iter(gets))[1] != 0:
     print("THE SIDES DISAGREE", file=sys.stderr)
     sys.exit(1)
 PY

@@ -70,16 +70,22 @@ pub struct Args {
     /// Close a table once it reaches this many bytes (LevelDB's 2 MiB).
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 20)]
     pub table_size: u64,
+    /// Compress data blocks on a helper thread while the next entries are added (the
+    /// directory is the same byte for byte).
+    #[arg(long)]
+    pub parallel_compression: bool,
 }
 
 pub fn run(a: &Args) -> CmdResult {
     if a.table_size == 0 {
         return Err(Failure::error("--table-size must be at least 1"));
     }
-    let mut table = Options::default().compression(match a.compression {
-        DbCompression::Snappy => Compression::Snappy,
-        DbCompression::None => Compression::None,
-    });
+    let mut table = Options::default()
+        .compression(match a.compression {
+            DbCompression::Snappy => Compression::Snappy,
+            DbCompression::None => Compression::None,
+        })
+        .parallel_compression(a.parallel_compression);
     if !a.no_filter {
         table = table.bloom(a.bloom_bits);
     }

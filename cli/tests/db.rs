@@ -371,6 +371,40 @@ fn db_build_sort_spills_sorted_runs_beyond_its_memory_budget() {
         .iter()
         .zip(&rows)
         .all(|(g, w)| g.0 == hex::encode(&w.0) && g.1 == hex::encode(&w.1)));
+    // With --parallel-compression: the same directory, byte for byte.
+    let par = tmp.path().join("db_par");
+    let (code, _, err) = sst(&[
+        "db",
+        "build",
+        par.to_str().unwrap(),
+        "--from",
+        i,
+        "--format",
+        "tsv",
+        "--sort",
+        "--memory-mb",
+        "1",
+        "--parallel-compression",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let listing = |d: &std::path::Path| {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(
+        listing(&out) == listing(&par),
+        "the same files, the same bytes"
+    );
     // A key given twice: refused, and no directory.
     std::fs::write(&input, "b\t1\na\t2\nb\t3\n").unwrap();
     let out2 = tmp.path().join("db2");
