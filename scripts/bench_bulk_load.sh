@@ -18,7 +18,7 @@
 #                 untimed, then timed: BulkBuilder (snappy, bloom 10, 4 KiB blocks, 2 MiB
 #                 tables at level 6, every table and the directory fsynced, published by
 #                 rename), shuffled input through the ExternalSorter within 64 MiB first;
-#                 and the same with --parallel (snappy on a second thread, the same bytes)
+#                 and the same with --parallel (snappy on a second thread)
 #   3. in the first round LevelDB opens a copy of each directory we built and iterates it
 #      (entries must equal N)
 #   4. prints medians, LevelDB / ours (how many times faster) and the median of the

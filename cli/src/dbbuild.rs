@@ -70,8 +70,8 @@ pub struct Args {
     /// Close a table once it reaches this many bytes (LevelDB's 2 MiB).
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 20)]
     pub table_size: u64,
-    /// Compress data blocks on a helper thread while the next entries are added (the
-    /// directory is the same byte for byte).
+    /// Compress data blocks on a helper thread while the next entries are added (the same
+    /// entries; table boundaries may differ, as compressed sizes are known later).
     #[arg(long)]
     pub parallel_compression: bool,
 }
