@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use leveldb_table::refilter::{refilter, refilter_with_threads};
+use leveldb_table::refilter::{refilter, refilter_with, RefilterOptions};
 use leveldb_table::{
     BlockKind, BloomFilterPolicy, Compression, ReadOptions, ReaderOptions, TableBuilder,
     TableReader,
@@ -41,17 +41,33 @@ fn bench(c: &mut Criterion) {
     g.bench_function("refilter_one_thread", |b| {
         b.iter(|| {
             let mut out = Vec::with_capacity(16 << 20);
-            refilter_with_threads(&table, Some(policy.clone()), &mut out, 0)
-                .unwrap()
-                .bytes
+            refilter_with(
+                &table,
+                Some(policy.clone()),
+                &mut out,
+                RefilterOptions {
+                    threads: 0,
+                    ..RefilterOptions::default()
+                },
+            )
+            .unwrap()
+            .bytes
         })
     });
     g.bench_function("refilter_one_helper", |b| {
         b.iter(|| {
             let mut out = Vec::with_capacity(16 << 20);
-            refilter_with_threads(&table, Some(policy.clone()), &mut out, 1)
-                .unwrap()
-                .bytes
+            refilter_with(
+                &table,
+                Some(policy.clone()),
+                &mut out,
+                RefilterOptions {
+                    threads: 1,
+                    ..RefilterOptions::default()
+                },
+            )
+            .unwrap()
+            .bytes
         })
     });
     let handles: Vec<_> = table

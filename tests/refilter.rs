@@ -115,7 +115,7 @@ fn a_damaged_table_is_refused_not_refiltered() {
 
 /// A table of many 64-block runs, built here (LevelDB's builder writes the same bytes:
 /// `golden_tables`): refiltered on the calling thread and with 1, 2 and 4 helper threads,
-/// the bytes are the same; with LevelDB's policy at its own bits, the table itself.
+/// in runs of 1 to 1000 blocks, the bytes are the same; with LevelDB's policy at its own bits, the table itself.
 fn big_table() -> Vec<u8> {
     let opts = leveldb_table::Options::default()
         .bloom(10)
@@ -131,7 +131,7 @@ fn big_table() -> Vec<u8> {
 
 #[test]
 fn helper_threads_change_nothing_in_the_output() {
-    use leveldb_table::refilter::refilter_with_threads;
+    use leveldb_table::refilter::{refilter_with, RefilterOptions};
     let bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let blocks = table.data_block_handles().unwrap().len();
@@ -145,12 +145,27 @@ fn helper_threads_change_nothing_in_the_output() {
         None,
     ] {
         let mut one = Vec::new();
-        refilter_with_threads(&table, policy.clone(), &mut one, 0).unwrap();
-        for threads in [1, 2, 4] {
-            let mut out = Vec::new();
-            let stats = refilter_with_threads(&table, policy.clone(), &mut out, threads).unwrap();
-            assert_eq!(stats.data_blocks, blocks as u64);
-            assert!(out == one, "{threads} helpers");
+        refilter_with(
+            &table,
+            policy.clone(),
+            &mut one,
+            RefilterOptions {
+                threads: 0,
+                ..RefilterOptions::default()
+            },
+        )
+        .unwrap();
+        for threads in [0, 1, 2, 4] {
+            for run_blocks in [1, 3, 64, 1000] {
+                let mut out = Vec::new();
+                let opts = RefilterOptions {
+                    threads,
+                    run_blocks,
+                };
+                let stats = refilter_with(&table, policy.clone(), &mut out, opts).unwrap();
+                assert_eq!(stats.data_blocks, blocks as u64);
+                assert!(out == one, "{threads} helpers, runs of {run_blocks}");
+            }
         }
         if policy
             .as_ref()
@@ -166,7 +181,7 @@ fn helper_threads_change_nothing_in_the_output() {
 
 #[test]
 fn a_damaged_block_deep_in_a_big_table_is_named() {
-    use leveldb_table::refilter::refilter_with_threads;
+    use leveldb_table::refilter::{refilter_with, RefilterOptions};
     let mut bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let handles = table.data_block_handles().unwrap();
@@ -179,7 +194,16 @@ fn a_damaged_block_deep_in_a_big_table_is_named() {
             Some(Arc::new(BloomFilterPolicy::new(10)) as Arc<dyn FilterPolicy>),
             None,
         ] {
-            let e = refilter_with_threads(&table, policy, &mut Vec::new(), threads).unwrap_err();
+            let e = refilter_with(
+                &table,
+                policy,
+                &mut Vec::new(),
+                RefilterOptions {
+                    threads,
+                    ..RefilterOptions::default()
+                },
+            )
+            .unwrap_err();
             match e {
                 leveldb_table::Error::ChecksumMismatch { handle, .. } => assert_eq!(handle, h),
                 other => panic!("{threads} helpers: {other}"),
