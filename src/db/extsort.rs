@@ -1,30 +1,37 @@
 //! External sort of key/value entries within a memory budget, for bulk builds of unsorted
-//! input: entries are copied into one arena until the budget is reached, sorted (an index of
-//! 24-byte records, not the entries, is what moves) and spilled as a run to a temporary file;
-//! at the end the runs are merged (a binary heap of run numbers over their current entries).
+//! input: entries are copied into an arena of half the budget; a full arena goes to a
+//! helper thread that sorts it (an index of 24-byte records, each with the 8 key bytes after
+//! the run's common prefix, is what moves) and writes it as a run to a temporary file,
+//! while the next arena fills; at the end the runs are merged (a binary heap of run numbers
+//! over their current entries), on a helper thread that hands the merged entries over in
+//! batches when the machine has a second core.
 //!
 //! ```text
 //! run file: ( varint32 key length | key | varint32 value length | value )*   sorted by key
 //! ```
 //!
-//! Peak memory: the budget (the arena and the index, grown by doubling only while both fit
-//! in it) plus a 64 KiB read buffer and the current entry per run while merging. No
-//! allocation per entry: [`Sorted::next_entry`] lends each entry; the `Iterator` copies.
-//! Duplicate keys are an error, found where the merge meets them.
+//! Peak memory: the budget (two arenas and their indexes, grown by doubling only while each
+//! fits in half of it) plus, while merging, a 64 KiB read buffer and the current entry per
+//! run and up to four 1 MiB batches. No allocation per entry: [`Sorted::next_entry`] lends
+//! each entry; the `Iterator` copies. Duplicate keys are an error, found where the merge
+//! meets them.
 
 use std::cmp::Ordering;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::mpsc;
 
 use crate::coding;
 use crate::error::{Error, Result};
 
-/// An entry in the arena: where its key starts, and the key's and value's lengths.
+/// An entry in the arena: where its key starts, the key's and value's lengths, and (while
+/// sorting) the 8 key bytes after the run's common prefix, big-endian.
 #[derive(Clone, Copy)]
 struct Rec {
     at: usize,
     klen: u32,
     vlen: u32,
+    prefix: u64,
 }
 
 /// Bytes an index record costs.
@@ -47,10 +54,36 @@ impl Arena {
         &self.data[at..at + r.vlen as usize]
     }
 
+    /// Sorts the records by key. Every key of the run starts with the run's common prefix
+    /// (found in one pass in arena order), so the 8 bytes after it order most pairs without
+    /// reading the arena: the sort then moves and compares 24-byte records in place
+    /// instead of chasing two keys per comparison (measured: 4M shuffled 16-byte keys,
+    /// `db_bench bulk --shuffled`).
     fn sort(&mut self) {
         let data = &self.data;
         let key = |r: &Rec| &data[r.at..r.at + r.klen as usize];
-        self.recs.sort_unstable_by(|a, b| key_cmp(key(a), key(b)));
+        let lcp = match self.recs.first() {
+            Some(first) => {
+                let f = key(first);
+                self.recs.iter().fold(f.len(), |n, r| {
+                    let k = key(r);
+                    n.min(k.iter().zip(&f[..n]).take_while(|(a, b)| a == b).count())
+                })
+            }
+            None => 0,
+        };
+        for r in &mut self.recs {
+            let rest = &data[r.at + lcp..r.at + r.klen as usize];
+            let mut b = [0u8; 8];
+            let n = rest.len().min(8);
+            b[..n].copy_from_slice(&rest[..n]);
+            r.prefix = u64::from_be_bytes(b);
+        }
+        self.recs.sort_unstable_by(|a, b| {
+            a.prefix
+                .cmp(&b.prefix)
+                .then_with(|| key_cmp(key(a), key(b)))
+        });
     }
 
     /// Bytes allocated.
@@ -87,10 +120,22 @@ fn key_cmp(a: &[u8], b: &[u8]) -> Ordering {
 
 /// Collects entries in any order and gives them back sorted by key (bytewise).
 pub struct ExternalSorter {
+    /// Bytes for one arena: half the budget (the other half is the arena being written).
     budget: usize,
     arena: Arena,
     dir: Option<tempfile::TempDir>,
     runs: Vec<File>,
+    /// The run being sorted and written by a helper thread.
+    pending: Option<std::thread::JoinHandle<Result<(Arena, File)>>>,
+    /// Merge the runs on a helper thread (when the machine has a second core).
+    threaded_merge: bool,
+}
+
+impl Drop for ExternalSorter {
+    fn drop(&mut self) {
+        // Let the helper finish before the run directory goes.
+        let _ = self.collect_pending();
+    }
 }
 
 /// Grows `v` to hold `extra` more elements: doubling, but not past `limit` elements unless
@@ -114,10 +159,12 @@ impl ExternalSorter {
     /// A sorter that holds at most about `budget` bytes of entries in memory.
     pub fn new(budget: usize) -> Self {
         ExternalSorter {
-            budget: budget.max(1),
+            budget: (budget / 2).max(1),
             arena: Arena::default(),
             dir: None,
             runs: Vec::new(),
+            pending: None,
+            threaded_merge: true,
         }
     }
 
@@ -149,7 +196,12 @@ impl ExternalSorter {
         let at = a.data.len();
         a.data.extend_from_slice(key);
         a.data.extend_from_slice(value);
-        a.recs.push(Rec { at, klen, vlen });
+        a.recs.push(Rec {
+            at,
+            klen,
+            vlen,
+            prefix: 0,
+        });
         Ok(())
     }
 
@@ -167,42 +219,68 @@ impl ExternalSorter {
         grow(&mut a.recs, 1, recs_limit, false) && a.charge() <= self.budget
     }
 
-    /// Runs written to disk so far.
-    pub fn runs(&self) -> usize {
-        self.runs.len()
+    /// Merges on the calling thread (tests reach both ways this way).
+    #[cfg(test)]
+    fn one_thread(mut self) -> Self {
+        self.threaded_merge = false;
+        self
     }
 
+    /// Runs written to disk so far.
+    pub fn runs(&self) -> usize {
+        self.runs.len() + usize::from(self.pending.is_some())
+    }
+
+    /// Hands the full arena to a helper thread that sorts it and writes it as a run, and
+    /// goes on with the arena of the previous run (waiting for that one first): filling
+    /// and sorting overlap, each arena within half the budget.
     fn spill(&mut self) -> Result<()> {
         if self.arena.recs.is_empty() {
             return Ok(());
         }
-        self.arena.sort();
+        let dir = self.run_dir()?;
+        let spare = self.collect_pending()?.unwrap_or_default();
+        let full = std::mem::replace(&mut self.arena, spare);
+        let h = std::thread::Builder::new()
+            .name("extsort-run".into())
+            .spawn(move || {
+                let mut a = full;
+                let f = write_run(&mut a, &dir)?;
+                a.clear();
+                Ok((a, f))
+            })?;
+        self.pending = Some(h);
+        Ok(())
+    }
+
+    /// The directory of the run files (created on first use).
+    fn run_dir(&mut self) -> Result<std::path::PathBuf> {
         if self.dir.is_none() {
             self.dir = Some(tempfile::tempdir()?);
         }
-        let dir = self
+        Ok(self
             .dir
             .as_ref()
             .map(|d| d.path().to_path_buf())
-            .unwrap_or_default();
-        let file = tempfile::tempfile_in(&dir)?;
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        let mut len = Vec::with_capacity(10);
-        let a = &self.arena;
-        for r in &a.recs {
-            for part in [a.key(r), a.value(r)] {
-                len.clear();
-                // ok: push_slices checked both lengths fit in u32.
-                coding::put_varint32(&mut len, part.len() as u32);
-                w.write_all(&len)?;
-                w.write_all(part)?;
+            .unwrap_or_default())
+    }
+
+    /// Waits for the run being written, if any: its file joins the runs, its (emptied)
+    /// arena is returned for reuse.
+    fn collect_pending(&mut self) -> Result<Option<Arena>> {
+        let Some(h) = self.pending.take() else {
+            return Ok(None);
+        };
+        match h.join() {
+            Ok(Ok((a, f))) => {
+                self.runs.push(f);
+                Ok(Some(a))
             }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::InvalidArgument(
+                "the thread writing a sorted run panicked".into(),
+            )),
         }
-        let mut file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
-        std::io::Seek::rewind(&mut file)?;
-        self.runs.push(file);
-        self.arena.clear();
-        Ok(())
     }
 
     /// The entries in key order.
@@ -210,6 +288,7 @@ impl ExternalSorter {
     /// # Errors
     /// I/O errors (a key given twice is reported by the [`Sorted`] where it is met).
     pub fn finish(mut self) -> Result<Sorted> {
+        self.collect_pending()?;
         if self.runs.is_empty() {
             self.arena.sort();
             return Ok(Sorted {
@@ -222,7 +301,11 @@ impl ExternalSorter {
                 _dir: None,
             });
         }
-        self.spill()?;
+        if !self.arena.recs.is_empty() {
+            let dir = self.run_dir()?;
+            let f = write_run(&mut self.arena, &dir)?;
+            self.runs.push(f);
+        }
         self.arena = Arena::default();
         let mut runs = Vec::with_capacity(self.runs.len());
         for f in self.runs.drain(..) {
@@ -240,17 +323,45 @@ impl ExternalSorter {
         for i in (0..heap.len() / 2).rev() {
             sift_down(&mut heap, &runs, i);
         }
+        let m = Merger {
+            runs,
+            heap,
+            pending: false,
+        };
+        // With a second core the merge runs beside the consumer (who builds tables).
+        let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let source = if two_cores && self.threaded_merge {
+            Source::Threaded(merge_on_thread(m)?)
+        } else {
+            Source::Merge(m)
+        };
         Ok(Sorted {
-            source: Source::Merge {
-                runs,
-                heap,
-                pending: false,
-            },
+            source,
             last: Vec::new(),
             started: false,
             _dir: self.dir.take(),
         })
     }
+}
+
+/// Sorts `a` and writes it to a new unnamed file in `dir`, rewound for reading.
+fn write_run(a: &mut Arena, dir: &std::path::Path) -> Result<File> {
+    a.sort();
+    let file = tempfile::tempfile_in(dir)?;
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let mut len = Vec::with_capacity(10);
+    for r in &a.recs {
+        for part in [a.key(r), a.value(r)] {
+            len.clear();
+            // ok: push_slices checked both lengths fit in u32.
+            coding::put_varint32(&mut len, part.len() as u32);
+            w.write_all(&len)?;
+            w.write_all(part)?;
+        }
+    }
+    let mut file = w.into_inner().map_err(|e| Error::from(e.into_error()))?;
+    std::io::Seek::rewind(&mut file)?;
+    Ok(file)
 }
 
 /// A spilled run being merged: its reader and its current entry.
@@ -263,6 +374,23 @@ struct Run {
 impl Run {
     /// Reads the next entry into `key`/`value`; false at the end of the run.
     fn advance(&mut self) -> Result<bool> {
+        // Usually the whole entry is in the read buffer: parse it there.
+        let buf = self.reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let mut rest = buf;
+        if let Some(k) = coding::get_length_prefixed_slice(&mut rest) {
+            if let Some(v) = coding::get_length_prefixed_slice(&mut rest) {
+                self.key.clear();
+                self.key.extend_from_slice(k);
+                self.value.clear();
+                self.value.extend_from_slice(v);
+                let used = buf.len() - rest.len();
+                self.reader.consume(used);
+                return Ok(true);
+            }
+        }
         let Some(kl) = read_len(&mut self.reader)? else {
             return Ok(false);
         };
@@ -326,18 +454,107 @@ fn sift_down(heap: &mut [usize], runs: &[Run], mut i: usize) {
     }
 }
 
+/// The k-way merge of the spilled runs.
+struct Merger {
+    runs: Vec<Run>,
+    /// Min-heap of run numbers by current key; the top's entry is the next one.
+    heap: Vec<usize>,
+    /// The top run's entry was handed out: advance it before the next one.
+    pending: bool,
+}
+
+impl Merger {
+    /// The next entry of the merge, lent until the next call.
+    fn next(&mut self) -> Result<Option<(&[u8], &[u8])>> {
+        let Merger {
+            runs,
+            heap,
+            pending,
+        } = self;
+        if *pending {
+            *pending = false;
+            if let Some(&top) = heap.first() {
+                if !runs[top].advance()? {
+                    let last = heap.len() - 1;
+                    heap.swap(0, last);
+                    heap.pop();
+                }
+                sift_down(heap, runs, 0);
+            }
+        }
+        let Some(&top) = heap.first() else {
+            return Ok(None);
+        };
+        *pending = true;
+        Ok(Some((runs[top].key.as_slice(), runs[top].value.as_slice())))
+    }
+}
+
+/// Bytes of merged entries per batch a merging thread hands over.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Runs `m` on a helper thread, which sends the merged entries in batches (arenas in
+/// order) and gets the consumed ones back for reuse; an error ends the stream.
+fn merge_on_thread(mut m: Merger) -> Result<Threaded> {
+    let (full_tx, full_rx) = mpsc::sync_channel::<Result<Arena>>(2);
+    let (empty_tx, empty_rx) = mpsc::channel::<Arena>();
+    std::thread::Builder::new()
+        .name("extsort-merge".into())
+        .spawn(move || loop {
+            let mut b = empty_rx.try_recv().unwrap_or_default();
+            let r = loop {
+                match m.next() {
+                    Ok(Some((k, v))) => {
+                        let at = b.data.len();
+                        b.data.extend_from_slice(k);
+                        b.data.extend_from_slice(v);
+                        // ok: each key and value was pushed with a u32 length.
+                        b.recs.push(Rec {
+                            at,
+                            klen: k.len() as u32,
+                            vlen: v.len() as u32,
+                            prefix: 0,
+                        });
+                        if b.data.len() >= BATCH_BYTES {
+                            break Ok(true);
+                        }
+                    }
+                    Ok(None) => break Ok(false),
+                    Err(e) => break Err(e),
+                }
+            };
+            match r {
+                Ok(more) => {
+                    if (!b.recs.is_empty() && full_tx.send(Ok(b)).is_err()) || !more {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = full_tx.send(Err(e));
+                    return;
+                }
+            }
+        })?;
+    Ok(Threaded {
+        full: full_rx,
+        empty: empty_tx,
+        batch: Arena::default(),
+        next: 0,
+    })
+}
+
+/// The consuming end of [`merge_on_thread`].
+struct Threaded {
+    full: mpsc::Receiver<Result<Arena>>,
+    empty: mpsc::Sender<Arena>,
+    batch: Arena,
+    next: usize,
+}
+
 enum Source {
-    Memory {
-        arena: Arena,
-        next: usize,
-    },
-    Merge {
-        runs: Vec<Run>,
-        /// Min-heap of run numbers by current key; the top's entry is the next one.
-        heap: Vec<usize>,
-        /// The top run's entry was handed out: advance it before the next one.
-        pending: bool,
-    },
+    Memory { arena: Arena, next: usize },
+    Merge(Merger),
+    Threaded(Threaded),
 }
 
 /// The sorted entries of an [`ExternalSorter`]: [`next_entry`](Self::next_entry) lends each
@@ -364,27 +581,25 @@ impl Sorted {
                 *next += 1;
                 (arena.key(r), arena.value(r))
             }
-            Source::Merge {
-                runs,
-                heap,
-                pending,
-            } => {
-                if *pending {
-                    *pending = false;
-                    if let Some(&top) = heap.first() {
-                        if !runs[top].advance()? {
-                            let last = heap.len() - 1;
-                            heap.swap(0, last);
-                            heap.pop();
-                        }
-                        sift_down(heap, runs, 0);
-                    }
+            Source::Merge(m) => match m.next()? {
+                Some(e) => e,
+                None => return Ok(None),
+            },
+            Source::Threaded(t) => {
+                if t.next >= t.batch.recs.len() {
+                    let Ok(b) = t.full.recv() else {
+                        return Ok(None);
+                    };
+                    let mut done = std::mem::replace(&mut t.batch, b?);
+                    done.clear();
+                    let _ = t.empty.send(done);
+                    t.next = 0;
                 }
-                let Some(&top) = heap.first() else {
+                let Some(r) = t.batch.recs.get(t.next) else {
                     return Ok(None);
                 };
-                *pending = true;
-                (runs[top].key.as_slice(), runs[top].value.as_slice())
+                t.next += 1;
+                (t.batch.key(r), t.batch.value(r))
             }
         };
         if self.started && self.last == key {
@@ -424,8 +639,17 @@ mod tests {
 
     #[test]
     fn small_budgets_spill_runs_and_merge_them_in_order() {
-        for budget in [1 << 30, 64 << 10, 1000] {
+        for (budget, threaded) in [
+            (1 << 30, true),
+            (64 << 10, true),
+            (64 << 10, false),
+            (1000, true),
+            (1000, false),
+        ] {
             let mut s = ExternalSorter::new(budget);
+            if !threaded {
+                s = s.one_thread();
+            }
             for k in keys(20_000) {
                 let v = k.repeat(2);
                 s.push(k, v).unwrap();
@@ -445,7 +669,8 @@ mod tests {
         let mut s = ExternalSorter::new(budget);
         for k in keys(50_000) {
             s.push_slices(&k, &[7u8; 40]).unwrap();
-            assert!(s.arena.charge() <= budget, "{} bytes", s.arena.charge());
+            // The arena being filled holds half; the run being written the other half.
+            assert!(2 * s.arena.charge() <= budget, "{} bytes", s.arena.charge());
         }
         assert!(s.runs() > 1);
         // An entry larger than the budget is taken alone.
@@ -463,8 +688,11 @@ mod tests {
 
     #[test]
     fn a_key_given_twice_is_an_error() {
-        for budget in [1 << 30, 100] {
+        for (budget, threaded) in [(1 << 30, true), (100, true), (100, false)] {
             let mut s = ExternalSorter::new(budget);
+            if !threaded {
+                s = s.one_thread();
+            }
             for k in [&b"b"[..], b"a", b"c", b"a"] {
                 s.push(k.to_vec(), b"v".to_vec()).unwrap();
             }
@@ -488,8 +716,12 @@ mod tests {
                 0..300,
             ),
             budget in 1usize..4096,
+            threaded: bool,
         ) {
             let mut s = ExternalSorter::new(budget);
+            if !threaded {
+                s = s.one_thread();
+            }
             for (k, v) in &entries {
                 s.push_slices(k, v).unwrap();
             }
