@@ -38,38 +38,20 @@ fn bench(c: &mut Criterion) {
                 .bytes
         })
     });
-    g.bench_function("refilter_one_thread", |b| {
-        b.iter(|| {
-            let mut out = Vec::with_capacity(16 << 20);
-            refilter_with(
-                &table,
-                Some(policy.clone()),
-                &mut out,
-                RefilterOptions {
-                    threads: 0,
+    for (name, threads) in [("refilter_one_thread", 0), ("refilter_one_helper", 1)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut out = Vec::with_capacity(16 << 20);
+                let opts = RefilterOptions {
+                    threads,
                     ..RefilterOptions::default()
-                },
-            )
-            .unwrap()
-            .bytes
-        })
-    });
-    g.bench_function("refilter_one_helper", |b| {
-        b.iter(|| {
-            let mut out = Vec::with_capacity(16 << 20);
-            refilter_with(
-                &table,
-                Some(policy.clone()),
-                &mut out,
-                RefilterOptions {
-                    threads: 1,
-                    ..RefilterOptions::default()
-                },
-            )
-            .unwrap()
-            .bytes
-        })
-    });
+                };
+                refilter_with(&table, Some(policy.clone()), &mut out, opts)
+                    .unwrap()
+                    .bytes
+            })
+        });
+    }
     let handles: Vec<_> = table
         .data_block_handles()
         .unwrap()

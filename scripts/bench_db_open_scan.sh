@@ -42,14 +42,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench_db_open_scan.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log() { echo "[bench_db $(date +%H:%M:%S)] $*" >&2; }
 
-log "building (g++ -O2; cargo build --release --example db_bench)"
-"${CXX:-g++}" -O2 -std=c++17 -Wall -Wextra -o "$work/leveldb_db_bench" \
-  "$root/tools/db_bench_cpp/leveldb_db_bench.cc" -lleveldb
-(cd "$root" && cargo build --release --quiet --example db_bench)
-target_dir=$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-ours="$target_dir/release/examples/db_bench"
-cpp="$work/leveldb_db_bench"
+# shellcheck source=scripts/db_bench_tools.sh
+. "$root/scripts/db_bench_tools.sh"
 
 log "LevelDB writes $N entries ${ORDER:-(key order)} + CompactRange"
 "$cpp" make "$work/db" "$N" $ORDER >&2
