@@ -11,7 +11,7 @@
 #      2i, 100-byte half-compressible values) in key order (--shuffled: in a fixed shuffled
 #      order), WriteBatch of 1000, snappy, bloom 10, then CompactRange: the master directory,
 #      in a mktemp folder removed on exit
-#   3. each round gives every open its own fresh copy of the master (cp -r: page cache warm
+#   3. each round gives every open its own fresh copy of the master (cp -r, then sync: page cache warm
 #      for both sides; DB::Open writes to its directory, ours writes nothing but gets a copy
 #      too) and runs, LevelDB first in odd rounds and ours first in even ones:
 #        open  DB::Open (64 MiB cache, bloom 10) | Db::open | Db::open_mmap
@@ -51,7 +51,8 @@ log "directory: $(ls "$work/db" | grep -c '\.ldb$') tables, $(du -sh "$work/db" 
 
 out="$work/results.jsonl"
 : > "$out"
-fresh() { rm -rf "$work/c_$1" && cp -r "$work/db" "$work/c_$1"; }
+# The copy is synced before it is read: its writeback would otherwise run during the timing.
+fresh() { rm -rf "$work/c_$1" && cp -r "$work/db" "$work/c_$1" && sync; }
 run() {  # name op command... : one JSON line, tagged with the round
   local name=$1 op=$2 line
   shift 2
