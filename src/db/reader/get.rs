@@ -49,7 +49,7 @@ impl Db {
             let mut best: Option<(u64, bool, Vec<u8>)> = None;
             for f in &self.state.levels[0] {
                 let mut v = Vec::new();
-                let t = self.table_at(self.tables.slot(f.number), f.number)?;
+                let t = self.table(f.number)?;
                 let r = t
                     .lookup_into(user_key, snapshot, self.read, &mut v)
                     .map_err(|e| in_table(f.number, e))?;

@@ -20,6 +20,7 @@
 
 use std::cmp::Ordering;
 
+use crate::coding;
 use crate::db::version::FileMeta;
 use crate::index_search::prefix_map;
 use crate::internal_key;
@@ -35,22 +36,16 @@ pub(super) struct LevelSearch {
 /// No table of the list: the file is missing from the directory.
 pub(super) const NO_SLOT: u32 = u32::MAX;
 
-fn common_prefix<'a>(a: &'a [u8], b: &[u8]) -> &'a [u8] {
-    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    &a[..n]
-}
-
 impl LevelSearch {
     /// The aid for `files` (sorted by key), with `slot_of` giving each file number's place in
     /// the table list ([`NO_SLOT`] when absent).
     pub(super) fn build(files: &[FileMeta], slot_of: impl Fn(u64) -> u32) -> LevelSearch {
-        let user = |k: &[u8]| internal_key::user_key(k).to_vec();
+        let user = internal_key::user_key;
         let lcp = match (files.first(), files.last()) {
-            (Some(a), Some(b)) => common_prefix(
-                internal_key::user_key(&a.smallest),
-                internal_key::user_key(&b.largest),
-            )
-            .to_vec(),
+            (Some(a), Some(b)) => {
+                let a = user(&a.smallest);
+                a[..coding::common_prefix_len(a, user(&b.largest))].to_vec()
+            }
             _ => Vec::new(),
         };
         let mut s = LevelSearch {
@@ -60,8 +55,7 @@ impl LevelSearch {
             slots: files.iter().map(|f| slot_of(f.number)).collect(),
         };
         for f in files {
-            let (lo, hi) = (user(&f.smallest), user(&f.largest));
-            let (lo, hi) = (s.prefix(&lo), s.prefix(&hi));
+            let (lo, hi) = (s.prefix(user(&f.smallest)), s.prefix(user(&f.largest)));
             s.smallest.push(lo);
             s.largest.push(hi);
         }
