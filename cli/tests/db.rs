@@ -349,19 +349,15 @@ fn db_build_sort_spills_sorted_runs_beyond_its_memory_budget() {
     std::fs::write(&input, text).unwrap();
     let out = tmp.path().join("db");
     let (o, i) = (out.to_str().unwrap(), input.to_str().unwrap());
+    // `sst db build DIR --from in.tsv --format tsv --sort` and `extra`.
+    let build = |dir: &std::path::Path, extra: &[&str]| {
+        let d = dir.to_str().unwrap();
+        let mut args = vec!["db", "build", d, "--from", i, "--format", "tsv", "--sort"];
+        args.extend_from_slice(extra);
+        sst(&args)
+    };
     // ~3.5 MB of entries with a 1 MiB budget: several runs on disk, merged.
-    let (code, _, err) = sst(&[
-        "db",
-        "build",
-        o,
-        "--from",
-        i,
-        "--format",
-        "tsv",
-        "--sort",
-        "--memory-mb",
-        "1",
-    ]);
+    let (code, _, err) = build(&out, &["--memory-mb", "1"]);
     assert_eq!(code, 0, "{err}");
     rows.sort();
     let (_, scan, _) = sst(&["db", "scan", o, "--format", "jsonl"]);
@@ -375,35 +371,14 @@ fn db_build_sort_spills_sorted_runs_beyond_its_memory_budget() {
     // size reaches --table-size, which the helper thread may report later, so the table
     // boundaries may differ).
     let par = tmp.path().join("db_par");
-    let (code, _, err) = sst(&[
-        "db",
-        "build",
-        par.to_str().unwrap(),
-        "--from",
-        i,
-        "--format",
-        "tsv",
-        "--sort",
-        "--memory-mb",
-        "1",
-        "--parallel-compression",
-    ]);
+    let (code, _, err) = build(&par, &["--memory-mb", "1", "--parallel-compression"]);
     assert_eq!(code, 0, "{err}");
     let (_, scan_par, _) = sst(&["db", "scan", par.to_str().unwrap(), "--format", "jsonl"]);
     assert!(rows_of_scan(&scan_par) == got, "the same entries");
     // A key given twice: refused, and no directory.
     std::fs::write(&input, "b\t1\na\t2\nb\t3\n").unwrap();
     let out2 = tmp.path().join("db2");
-    let (code, _, err) = sst(&[
-        "db",
-        "build",
-        out2.to_str().unwrap(),
-        "--from",
-        i,
-        "--format",
-        "tsv",
-        "--sort",
-    ]);
+    let (code, _, err) = build(&out2, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("given twice"), "{err}");
     assert!(!out2.exists());
