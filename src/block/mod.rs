@@ -212,10 +212,8 @@ impl Block {
         Some(v..v + h.value_len)
     }
 
-    /// Reads one byte of every cache line of the block. A forward scan calls it when it
-    /// enters a block: the loads are independent, so they are in flight together, instead of
-    /// one miss at a time along the chain of entries (each entry's offset comes from the one
-    /// before). A software prefetch without `unsafe`; measured in docs/performance.md.
+    /// [`touch_lines`] over the whole block: a forward scan calls it when it enters a block,
+    /// whose entries it would otherwise fetch one miss at a time (docs/performance.md).
     #[inline]
     pub(crate) fn touch_lines(&self) {
         self.touch_range(0, self.data.len());

@@ -152,7 +152,7 @@ impl<R: RandomAccess> TableReader<R> {
             }
         }
         let zero_copy = self.file.is_zero_copy();
-        let readahead = if zero_copy { None } else { readahead };
+        let mut readahead = if zero_copy { None } else { readahead };
         // A block headed for the cache is verified even when this read does not ask for it:
         // the cache serves later readers that may (otherwise, with checksums off, nothing
         // would be cached at all and every lookup would read and decompress its block). If
@@ -163,7 +163,6 @@ impl<R: RandomAccess> TableReader<R> {
             Some(c) if opts.fill_cache => Some(c.pool()),
             _ => None,
         };
-        let mut readahead = readahead;
         let mut read = |verify_checksum: bool| -> Result<BlockContents> {
             let rb = ReadBlockOptions {
                 verify_checksum,
@@ -182,10 +181,7 @@ impl<R: RandomAccess> TableReader<R> {
                     let raw = ra.fetch(&self.file, handle, self.data_end())?;
                     let mut c =
                         block_read::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
-                    if c.compression == format::COMPRESSION_NONE
-                        && opts.fill_cache
-                        && self.cache.is_some()
-                    {
+                    if c.compression == format::COMPRESSION_NONE && to_cache {
                         // A slice of the window would keep the whole window alive in the
                         // cache.
                         c.data = Bytes::copy_from_slice(&c.data);
