@@ -229,7 +229,7 @@ pub(super) enum Source {
     Threaded(Threaded),
 }
 
-/// The sorted entries of an [`ExternalSorter`]: [`next_entry`](Self::next_entry) lends each
+/// The sorted entries of an [`ExternalSorter`](super::ExternalSorter): [`next_entry`](Self::next_entry) lends each
 /// one; as an `Iterator` it gives owned copies.
 pub struct Sorted {
     source: Source,
