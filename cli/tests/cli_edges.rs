@@ -7,7 +7,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_sst");
+mod common;
+
+use common::{json_lines as lines_json, sst, BIN};
 
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -150,21 +152,6 @@ fn build_writes_a_new_table_with_the_umask_mode_and_keeps_a_replaced_ones_mode()
         .collect();
     names.sort();
     assert_eq!(names, ["in.jsonl", "out.ldb"]);
-}
-
-fn sst(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap(),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn lines_json(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[test]

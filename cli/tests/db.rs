@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_sst");
+mod common;
+
+use common::{json_lines as rows, sst};
 
 fn db(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -21,21 +22,6 @@ fn db(name: &str) -> String {
 fn expected(name: &str) -> Value {
     serde_json::from_slice(&std::fs::read(PathBuf::from(db(name)).join("expected.json")).unwrap())
         .unwrap()
-}
-
-fn sst(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap(),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn rows(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn pairs(v: &[Value]) -> Vec<(String, String)> {

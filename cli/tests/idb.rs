@@ -8,13 +8,14 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use leveldb_table::idb::{IdbComparator, IdbKey};
 use leveldb_table::Comparator;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_sst");
+mod common;
+
+use common::{json_lines as rows, sst};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -43,21 +44,6 @@ fn expected() -> Value {
         &std::fs::read(root().join("testdata/idb/chromium.expected.json")).unwrap(),
     )
     .unwrap()
-}
-
-fn sst(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (
-        o.status.code().unwrap(),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn rows(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn unhex(s: &str) -> Vec<u8> {

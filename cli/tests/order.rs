@@ -10,21 +10,14 @@ use std::sync::Arc;
 use leveldb_table::idb::{IdbComparator, IdbKey};
 use leveldb_table::{Comparator, Options, TableBuilder};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sst");
+mod common;
+
+use common::BIN;
 
 /// Runs `sst --keys plain ARGS` (the tables here hold plain keys; IndexedDB keys ending in a
 /// number or a string often pass for internal keys, whose tag is their last 8 bytes).
 fn sst(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN)
-        .args(["--keys", "plain"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap(),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::output(Command::new(BIN).args(["--keys", "plain"]).args(args))
 }
 
 /// Keys compared from their last byte backwards: an order no tool knows.
