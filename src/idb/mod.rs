@@ -5,7 +5,7 @@
 //! read like any other once the order is known: [`IdbComparator`] is that order, and
 //! the database reader (`db::Db::open`) picks it from the MANIFEST. [`decode_key`] and
 //! [`decode_record_value`] turn keys and values into their parts for display.
-//! The coding is described in [`format`] (`docs/indexeddb.md` has the whole story).
+//! The coding is described in [`format`](mod@format) (`docs/indexeddb.md` has the whole story).
 
 mod coding;
 mod comparator;
