@@ -69,6 +69,7 @@ mod options;
 mod os;
 mod search_dir;
 mod sketch;
+mod snappy_prefix;
 mod table;
 mod table_builder;
 mod table_file_builder;
@@ -131,6 +132,7 @@ pub mod raw {
     /// Block codecs.
     pub mod compress {
         pub use crate::compress::*;
+        pub use crate::snappy_prefix::SnappyPrefix;
     }
     /// Internal keys of LevelDB databases.
     pub mod internal_key {
