@@ -67,6 +67,17 @@ pub(crate) fn read_block_in<R: RandomAccess + ?Sized>(
     opts: ReadBlockOptions,
     pool: Option<&Arc<BufferPool>>,
 ) -> Result<BlockContents> {
+    let raw = read_raw(file, handle, kind, data_end)?;
+    decode_block_in(raw, handle, kind, opts, pool)
+}
+
+/// The block at `handle` as stored, trailer included, after the handle check.
+fn read_raw<R: RandomAccess + ?Sized>(
+    file: &R,
+    handle: BlockHandle,
+    kind: BlockKind,
+    data_end: u64,
+) -> Result<Bytes> {
     check_handle(handle, kind, data_end)?;
     // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
     let n = handle.size as usize + BLOCK_TRAILER_LEN;
@@ -80,7 +91,87 @@ pub(crate) fn read_block_in<R: RandomAccess + ?Sized>(
             got: raw.len(),
         });
     }
-    decode_block_in(raw, handle, kind, opts, pool)
+    Ok(raw)
+}
+
+/// The block at `handle` as stored (without its trailer) and its compression id, the
+/// checksum compared if `verify_checksum`: for a reader that decompresses it its own way.
+///
+/// # Errors
+/// As [`read_block`], except for decompression.
+pub(crate) fn read_stored<R: RandomAccess + ?Sized>(
+    file: &R,
+    handle: BlockHandle,
+    kind: BlockKind,
+    data_end: u64,
+    verify_checksum: bool,
+) -> Result<(Bytes, u8)> {
+    let raw = read_raw(file, handle, kind, data_end)?;
+    let size = check_trailer(&raw, handle, kind, verify_checksum)?;
+    Ok((raw.slice(..size), raw[size]))
+}
+
+/// The uncompressed block from `stored` (a block as stored, compression id
+/// `compression`), decompressed into a buffer from `pool` when there is one.
+///
+/// # Errors
+/// An unknown compression id or a block that does not decompress.
+pub(crate) fn decompress_stored(
+    stored: Bytes,
+    compression: u8,
+    handle: BlockHandle,
+    kind: BlockKind,
+    profile: CompressionProfile,
+    pool: Option<&Arc<BufferPool>>,
+) -> Result<Bytes> {
+    if compression == COMPRESSION_NONE {
+        return Ok(stored);
+    }
+    let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
+    let out =
+        compress::decompress_reusing(compression, &stored, profile, spare).map_err(|reason| {
+            Error::Decompress {
+                kind,
+                handle,
+                compression,
+                reason,
+            }
+        })?;
+    Ok(match pool {
+        Some(p) => p.bytes(out),
+        None => out.into_bytes(),
+    })
+}
+
+/// Checks `raw` = stored block + trailer (its length, and its checksum if `verify`);
+/// returns the stored block's length.
+fn check_trailer(raw: &[u8], handle: BlockHandle, kind: BlockKind, verify: bool) -> Result<usize> {
+    let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
+    if raw.len() < BLOCK_TRAILER_LEN {
+        return Err(Error::TruncatedBlock {
+            kind,
+            handle,
+            got: raw.len(),
+        });
+    }
+    if verify {
+        // The checksum first: it streams through the block from its start, so the trailer
+        // is in the CPU cache when it is read (reading the type byte first costs a cache miss
+        // at the block's far end before the stream starts).
+        // Every line requested together first: the checksum's reads are sequential.
+        crate::block::touch_lines(raw);
+        let actual = crc32c::value(&raw[..size + 1]);
+        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
+        if expected != actual {
+            return Err(Error::ChecksumMismatch {
+                kind,
+                handle,
+                expected,
+                actual,
+            });
+        }
+    }
+    Ok(size)
 }
 
 /// Checks and decompresses `raw` = stored block + 5-byte trailer, read from `handle`.
@@ -104,48 +195,16 @@ pub(crate) fn decode_block_in(
     opts: ReadBlockOptions,
     pool: Option<&Arc<BufferPool>>,
 ) -> Result<BlockContents> {
-    let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
-    if raw.len() < BLOCK_TRAILER_LEN {
-        return Err(Error::TruncatedBlock {
-            kind,
-            handle,
-            got: raw.len(),
-        });
-    }
-    if opts.verify_checksum {
-        // The checksum first: it streams through the block from its start, so the trailer
-        // is in the CPU cache when it is read (reading the type byte first costs a cache miss
-        // at the block's far end before the stream starts).
-        // Every line requested together first: the checksum's reads are sequential.
-        crate::block::touch_lines(&raw);
-        let actual = crc32c::value(&raw[..size + 1]);
-        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
-        if expected != actual {
-            return Err(Error::ChecksumMismatch {
-                kind,
-                handle,
-                expected,
-                actual,
-            });
-        }
-    }
+    let size = check_trailer(&raw, handle, kind, opts.verify_checksum)?;
     let compression = raw[size];
-    let data = if compression == COMPRESSION_NONE {
-        raw.slice(..size)
-    } else {
-        let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
-        let out = compress::decompress_reusing(compression, &raw[..size], opts.profile, spare)
-            .map_err(|reason| Error::Decompress {
-                kind,
-                handle,
-                compression,
-                reason,
-            })?;
-        match pool {
-            Some(p) => p.bytes(out),
-            None => out.into_bytes(),
-        }
-    };
+    let data = decompress_stored(
+        raw.slice(..size),
+        compression,
+        handle,
+        kind,
+        opts.profile,
+        pool,
+    )?;
     Ok(BlockContents {
         data,
         compression,

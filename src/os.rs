@@ -73,3 +73,26 @@ pub(crate) fn advise_huge_pages<T>(mem: &mut [T]) {
         libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
     }
 }
+
+/// Asks the CPU to start loading every 64-byte line of `bytes` into its caches, without
+/// waiting for them: a later pass over the bytes (a checksum, a decompression) then finds
+/// them arriving, while the work in between (the cache's admission check, with its own
+/// misses) goes on. A load-based prefetch ([`touch_lines`](crate::block::touch_lines))
+/// cannot do that across a lock, which waits for every earlier load.
+#[inline]
+#[allow(unsafe_code)]
+pub(crate) fn prefetch_lines(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in bytes.chunks(64) {
+        // SAFETY: PREFETCHT0 is a hint: it reads nothing architecturally, never faults, and
+        // changes no state a program can observe; SSE, which provides it, is part of the
+        // x86_64 baseline. The pointer is into a live slice all the same.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                line.as_ptr().cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}

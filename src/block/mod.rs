@@ -494,6 +494,9 @@ impl Block {
 pub use iter::BlockIter;
 
 mod iter;
+mod outline;
+
+pub(crate) use outline::{BlockOutline, OutlineError};
 
 // The size the documentation (and docs/performance.md) gives for the hints.
 const _: () = assert!(std::mem::size_of::<Option<RestartHints>>() == 56);

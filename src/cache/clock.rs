@@ -102,6 +102,35 @@ impl Shard {
         true
     }
 
+    /// Whether a block of `weight` bytes, used `freq` times lately, would join the shard
+    /// now: it fits, or the entry the next eviction would take was used less often. Moves
+    /// the hand as an eviction does (taking a reference off each entry it passes) but
+    /// evicts nothing; an insert that follows meets the same victim.
+    fn would_admit(&mut self, weight: u64, freq: u8, sketch: &FrequencySketch) -> bool {
+        if weight > self.capacity {
+            return false;
+        }
+        if self.charge + weight <= self.capacity || self.map.is_empty() {
+            return true;
+        }
+        loop {
+            if self.hand >= self.ring.len() {
+                self.hand = 0;
+            }
+            let Some(r) = self.ring.get(self.hand).and_then(Option::as_ref) else {
+                self.hand += 1;
+                continue;
+            };
+            let refs = r.entry.referenced.load(Ordering::Relaxed);
+            if refs > 0 {
+                r.entry.referenced.store(refs - 1, Ordering::Relaxed);
+                self.hand += 1;
+                continue;
+            }
+            return freq > sketch.estimate(r.hash);
+        }
+    }
+
     /// Moves the hand to the next entry without references (taking one off each entry it
     /// passes) and evicts it, unless `candidate` (a block waiting to be admitted, by its
     /// estimated uses) was used no more often than it: then the victim stays and nothing
@@ -220,6 +249,17 @@ impl Replacement for ClockCache {
         match self.shards[s].lock() {
             // ok: as above
             Ok(mut shard) => shard.insert(key, hash, entry, sketch, on_admit),
+            Err(_) => false,
+        }
+    }
+
+    fn would_admit(&self, hash: u64, weight: u64) -> bool {
+        let s = self.shard_of(hash);
+        let sketch = &self.sketches[s]; // ok: s < shards.len()
+        let freq = sketch.estimate(hash);
+        match self.shards[s].lock() {
+            // ok: as above
+            Ok(mut shard) => shard.would_admit(weight, freq, sketch),
             Err(_) => false,
         }
     }

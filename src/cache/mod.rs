@@ -230,6 +230,9 @@ trait Replacement {
     /// A use of `key` that did not go through [`get`](Self::get): served from a lookup
     /// record, or known to miss.
     fn note_use(&self, key: Key, hash: u64);
+    /// Whether a block of `weight` bytes at `hash`, offered now, would be admitted (a
+    /// guess the insert itself may overrule; `true` when the policy cannot tell).
+    fn would_admit(&self, hash: u64, weight: u64) -> bool;
     /// Bytes charged.
     fn charge(&self) -> u64;
     /// Entries held.
@@ -403,6 +406,13 @@ impl BlockCache {
     pub(crate) fn note_use(&self, id: u64, offset: u64) {
         let h = key_hash(id, offset);
         with_engine!(&self.engine, r => r.note_use((id, offset), h));
+    }
+
+    /// Whether the block (`id`, `offset`) of about `weight` bytes would be admitted if
+    /// offered now: when not, a reader need not prepare it for the cache.
+    pub(crate) fn would_admit(&self, id: u64, offset: u64, weight: u64) -> bool {
+        let h = key_hash(id, offset);
+        with_engine!(&self.engine, r => r.would_admit(h, weight))
     }
 
     /// Where decompressions for this cache take their buffers from.

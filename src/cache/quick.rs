@@ -143,6 +143,10 @@ impl Replacement for QuickCache {
     /// A use served from a lookup record: passed on as a lookup (the crate counts uses
     /// only there).
     #[inline]
+    fn would_admit(&self, _hash: u64, _weight: u64) -> bool {
+        true
+    }
+
     fn note_use(&self, key: Key, _hash: u64) {
         if self.links {
             drop(self.cache.get(&key));

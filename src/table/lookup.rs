@@ -71,7 +71,20 @@ impl<R: RandomAccess> TableReader<R> {
         let mut f = Some(f);
         let probe = match self.held_lookup(lookup, handle, |b, h| search(b, h, &mut f)) {
             HeldLookup::Hit(r) => return r,
-            HeldLookup::Miss { probe } => probe,
+            HeldLookup::Miss {
+                probe: false,
+                outline,
+            } => {
+                // Known not to be cached: perhaps not worth caching either (partial.rs).
+                let search = |b: &Block, f: &mut Option<F>| search(b, None, f);
+                let t = self
+                    .find_transient(lookup, handle, outline, opts, seek_key, tp, &mut f, search)?;
+                if let Some(r) = t {
+                    return Ok(r);
+                }
+                false
+            }
+            HeldLookup::Miss { probe, .. } => probe,
         };
         let entry = self.load_for_lookup(pos, handle, opts, probe)?;
         search(&entry.block, entry.hints.as_ref(), &mut f)
@@ -123,11 +136,15 @@ impl<R: RandomAccess> TableReader<R> {
         handle: BlockHandle,
         f: impl FnOnce(&Block, Option<&RestartHints>) -> T,
     ) -> HeldLookup<T> {
+        let miss = |probe| HeldLookup::Miss {
+            probe,
+            outline: None,
+        };
         let (Some(l), Some(cache)) = (lookup, &self.cache) else {
-            return HeldLookup::Miss { probe: true };
+            return miss(true);
         };
         let Ok(slot) = l.slot.read() else {
-            return HeldLookup::Miss { probe: true };
+            return miss(true);
         };
         match &*slot {
             Slot::Held(h) if h.block.handle() == handle => {
@@ -142,8 +159,12 @@ impl<R: RandomAccess> TableReader<R> {
                 cache.note_use(self.cache_id, handle.offset);
                 HeldLookup::Hit(r)
             }
-            Slot::Never => HeldLookup::Miss { probe: true },
-            _ => HeldLookup::Miss { probe: false },
+            Slot::Never => miss(true),
+            Slot::Gone(outline) => HeldLookup::Miss {
+                probe: false,
+                outline: *outline,
+            },
+            Slot::Held(_) => miss(false),
         }
     }
 
@@ -186,8 +207,8 @@ impl<R: RandomAccess> TableReader<R> {
         if !installed.get() && e.dir.is_none() {
             // Not taken by the cache: later lookups read it again without probing.
             if let Ok(mut slot) = l.slot.write() {
-                if matches!(*slot, Slot::Never) {
-                    *slot = Slot::Gone;
+                if matches!(*slot, Slot::Never | Slot::Gone(None)) {
+                    *slot = Slot::Gone(self.outline_of(&e.block));
                 }
             }
         }
@@ -266,7 +287,7 @@ impl<R: RandomAccess> TableReader<R> {
             Self::value_in_block(cmp, block, hints, key, tp, value)
         }) {
             HeldLookup::Hit(r) => return r,
-            HeldLookup::Miss { probe } => probe,
+            HeldLookup::Miss { probe, .. } => probe,
         };
         let mut fresh = None;
         let in_place = match lookup {

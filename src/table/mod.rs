@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock, RwLock, Weak};
 
 use bytes::Bytes;
 
-use crate::block::{Block, RestartHints};
+use crate::block::{Block, BlockOutline, RestartHints};
 use crate::block_read::{self, BlockContents, ReadBlockOptions};
 use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
 use crate::comparator::{BytewiseComparator, Comparator};
@@ -476,6 +476,7 @@ impl<R: RandomAccess> TableReader<R> {
 
 mod lookup;
 mod metaindex;
+mod partial;
 mod records;
 
 pub(crate) use metaindex::Readahead;
@@ -484,3 +485,5 @@ use records::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_partial;

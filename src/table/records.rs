@@ -33,8 +33,10 @@ const _: () = assert!(std::mem::size_of::<BlockLookup>() == 256);
 pub(super) enum Slot {
     /// Never filled: the cache may hold the block anyway (a scan or another path loaded it).
     Never,
-    /// The cache let the block go, or did not take it: probing it would only miss.
-    Gone,
+    /// The cache let the block go, or did not take it: probing it would only miss. With
+    /// the block's outline when known, so that a lookup the cache will not keep the block
+    /// for decodes it only up to its key (`partial.rs`).
+    Gone(Option<BlockOutline>),
     /// The block, while the cache holds it.
     Held(Held),
 }
@@ -54,8 +56,15 @@ pub(super) struct Lookups(pub(super) Box<[BlockLookup]>);
 impl SlotOwner for Lookups {
     fn release(&self, index: usize, entry: &Arc<CachedBlock>) {
         if let Some(Ok(mut slot)) = self.0.get(index).map(|l| l.slot.write()) {
-            if matches!(&*slot, Slot::Held(h) if Arc::ptr_eq(&h.entry, entry)) {
-                *slot = Slot::Gone;
+            if let Slot::Held(h) = &*slot {
+                if Arc::ptr_eq(&h.entry, entry) {
+                    // Hints that hold every restart point are already an outline.
+                    let outline = h
+                        .block
+                        .outline_len()
+                        .and_then(|len| h.hints.as_ref().and_then(|hints| hints.outline(len)));
+                    *slot = Slot::Gone(outline);
+                }
             }
         }
     }
@@ -68,8 +77,12 @@ type Install<'a> = dyn Fn(&Arc<CachedBlock>) + 'a;
 pub(super) enum HeldLookup<T> {
     /// The record held the block: the lookup's result.
     Hit(T),
-    /// Not held; `probe`: the cache may hold the block all the same.
-    Miss { probe: bool },
+    /// Not held; `probe`: the cache may hold the block all the same; the block's outline
+    /// if the record keeps one.
+    Miss {
+        probe: bool,
+        outline: Option<BlockOutline>,
+    },
 }
 
 /// Filter bytes a [`BlockLookup`] holds inline (a 4 KiB block of 100-byte entries at 10

@@ -1,0 +1,151 @@
+//! Point lookups in blocks the cache will not keep: it let the block go or turned it away,
+//! and would turn it away again now (or the read asks not to fill the cache). Such a block
+//! is read for the one lookup and dropped, so nothing in it needs to exist beyond the
+//! lookup's key: a snappy block whose outline the lookup record keeps
+//! ([`BlockOutline`]) is decoded only that far, into a reused thread-local buffer (about
+//! half of the decompression for a key drawn at random, no allocation); other blocks are
+//! read whole, and leave their outline in the record for the next time.
+
+use super::*;
+use crate::block::OutlineError;
+use crate::compress::MAX_BLOCK_BYTES;
+use crate::snappy_prefix::SnappyPrefix;
+
+thread_local! {
+    /// Where outlined blocks are decoded: reused, so that it stays in the CPU cache.
+    static PARTIAL: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Lookups this thread answered past the cache: through an outline, and by a whole
+    /// decode (the tests' view of which path ran).
+    pub(super) static TRANSIENT: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
+}
+
+/// Counts a lookup answered past the cache (`outlined`: through an outline), for tests.
+#[inline]
+fn count(outlined: bool) {
+    #[cfg(test)]
+    TRANSIENT.set({
+        let mut c = TRANSIENT.get();
+        c[usize::from(!outlined)] += 1;
+        c
+    });
+    let _ = outlined;
+}
+
+impl<R: RandomAccess> TableReader<R> {
+    /// A lookup of `seek_key` (decoded-index prefix `tp`) in the block at `handle`, which
+    /// the cache does not hold, if the cache would not take it either: `Some` with the
+    /// answer (`f` run on the first entry `>= seek_key`, else `search` on the whole block),
+    /// `None` when the block is worth reading into the cache (the caller does that).
+    #[allow(clippy::too_many_arguments)] // the lookup's parts, as `find` holds them
+    pub(super) fn find_transient<T, F: FnOnce(&[u8], &[u8]) -> T>(
+        &self,
+        lookup: Option<&BlockLookup>,
+        handle: BlockHandle,
+        outline: Option<BlockOutline>,
+        opts: ReadOptions,
+        seek_key: &[u8],
+        tp: u64,
+        f: &mut Option<F>,
+        search: impl FnOnce(&Block, &mut Option<F>) -> Result<Option<T>>,
+    ) -> Result<Option<Option<T>>> {
+        let Some(cache) = &self.cache else {
+            return Ok(None);
+        };
+        // The block is read next whichever way the cache decides: its lines start coming
+        // in while the cache decides (its own memory misses).
+        if let Some(mem) = self.file.as_slice() {
+            let (at, n) = (handle.offset as usize, handle.size as usize);
+            if let Some(b) = at.checked_add(n + 5).and_then(|end| mem.get(at..end)) {
+                crate::os::prefetch_lines(b);
+            }
+        }
+        let weight = outline.map_or(handle.size, |o| u64::from(o.len()));
+        if opts.fill_cache && cache.would_admit(self.cache_id, handle.offset, weight) {
+            return Ok(None);
+        }
+        // Used, though not cached: the admission policy counts it.
+        cache.note_use(self.cache_id, handle.offset);
+        let kind = BlockKind::Data;
+        let verify = opts.verify_checksums;
+        let (stored, compression) =
+            block_read::read_stored(&self.file, handle, kind, self.data_end(), verify)?;
+        if let (Some(o), format::COMPRESSION_SNAPPY) = (outline, compression) {
+            match self.seek_outlined(&o, &stored, seek_key, tp, f) {
+                Err(OutlineError::Stale) => {}
+                Ok(r) => {
+                    count(true);
+                    return Ok(Some(r));
+                }
+                Err(OutlineError::Decompress(reason)) => {
+                    return Err(Error::Decompress {
+                        kind,
+                        handle,
+                        compression,
+                        reason,
+                    })
+                }
+                Err(OutlineError::BadEntry(entry_offset)) => {
+                    return Err(Error::BadEntry {
+                        kind,
+                        handle,
+                        entry_offset,
+                    })
+                }
+            }
+        }
+        let data =
+            block_read::decompress_stored(stored, compression, handle, kind, self.profile, None)?;
+        let block = Block::new(data, kind, handle)?;
+        let r = search(&block, f)?;
+        count(false);
+        if let Some(l) = lookup {
+            if let Ok(mut slot) = l.slot.write() {
+                if matches!(*slot, Slot::Gone(None)) {
+                    *slot = Slot::Gone(self.outline_of(&block));
+                }
+            }
+        }
+        Ok(Some(r))
+    }
+
+    /// [`BlockOutline::seek`] over the snappy block `stored`, decoded into the thread's
+    /// buffer: `f` run on the entry found.
+    fn seek_outlined<T, F: FnOnce(&[u8], &[u8]) -> T>(
+        &self,
+        outline: &BlockOutline,
+        stored: &[u8],
+        seek_key: &[u8],
+        tp: u64,
+        f: &mut Option<F>,
+    ) -> std::result::Result<Option<T>, OutlineError> {
+        let mut out = PARTIAL.take();
+        let mut key = SCRATCH.take();
+        let r = SnappyPrefix::new(stored, &mut out, MAX_BLOCK_BYTES)
+            .map_err(OutlineError::from)
+            .and_then(|mut dec| {
+                outline.seek(
+                    &mut dec,
+                    &mut out,
+                    &*self.comparator,
+                    seek_key,
+                    tp,
+                    &mut key,
+                )
+            })
+            .map(|found| found.and_then(|v| f.take().map(|f| f(&key, &out[v]))));
+        SCRATCH.set(key);
+        PARTIAL.set(out);
+        r
+    }
+
+    /// The outline of `block` (a data block of this table) for its lookup record, by the
+    /// decoded index's key prefix; `None` without a decoded index.
+    pub(super) fn outline_of(&self, block: &Block) -> Option<BlockOutline> {
+        let p = self.parsed_index()?;
+        block.outline(|k| p.key_prefix(k))
+    }
+}
