@@ -170,9 +170,18 @@ impl<'a> SnappyPrefix<'a> {
                     i += SHORT;
                 }
             } else {
-                // A repeating pattern shorter than a move: byte by byte.
-                for i in 0..n {
-                    out[pos + i] = out[src + i];
+                // A pattern shorter than a move: spelled out once over 16 bytes, then written
+                // every `step` bytes, a whole number of periods, so that each move continues
+                // the pattern where the last one's period ended.
+                let mut pattern = [0u8; SHORT];
+                for (i, b) in pattern.iter_mut().enumerate() {
+                    *b = out[src + i % offset];
+                }
+                let step = SHORT - SHORT % offset;
+                let mut i = 0;
+                while i < n {
+                    out[pos + i..pos + i + SHORT].copy_from_slice(&pattern);
+                    i += step;
                 }
             }
             pos += n;
