@@ -491,11 +491,9 @@ impl Block {
     }
 }
 
-pub use iter::BlockIter;
-
 mod iter;
 mod outline;
-
+pub use iter::BlockIter;
 pub(crate) use outline::{BlockOutline, OutlineError};
 
 // The size the documentation (and docs/performance.md) gives for the hints.
