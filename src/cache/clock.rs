@@ -334,6 +334,39 @@ mod tests {
         assert_eq!(kept, 3);
     }
 
+    /// `would_admit` foretells the insert that follows and evicts nothing itself: yes
+    /// while there is room, no for a block used no more often than the victim, yes for
+    /// one used more often; blocks larger than a shard, never.
+    #[test]
+    fn would_admit_foretells_the_insert() {
+        let one = entry(1000).charge;
+        let c = new(4 * one);
+        assert!(!c.would_admit(1, 99, 5 * one));
+        for k in 0..4 {
+            assert!(c.would_admit(1, k, one));
+            use_block(&c, k, 2);
+            assert!(c.insert_entry(1, k, entry(1000)));
+        }
+        // Uses counted now that the cache is full: each block once, block 9 once.
+        for k in 0..4 {
+            assert!(use_block(&c, k, 1));
+        }
+        use_block(&c, 9, 1);
+        for _ in 0..3 {
+            assert!(!c.would_admit(1, 9, one));
+        }
+        assert_eq!(c.len(), 4);
+        assert!(
+            (0..4).all(|k| c.get_entry(1, k).is_some()),
+            "nothing was evicted"
+        );
+        assert!(!c.insert_entry(1, 9, entry(1000)));
+        use_block(&c, 8, 8);
+        assert!(c.would_admit(1, 8, one));
+        assert_eq!(c.len(), 4);
+        assert!(c.insert_entry(1, 8, entry(1000)));
+    }
+
     /// Uses are counted only once the cache is half full: a cache larger than what it
     /// holds never admits by frequency, and its lookups skip the sketch.
     #[test]
