@@ -110,8 +110,18 @@ impl Shard {
         if weight > self.capacity {
             return false;
         }
-        if self.charge + weight <= self.capacity || self.map.is_empty() {
+        if self.charge + weight <= self.capacity {
             return true;
+        }
+        self.next_victim()
+            .is_none_or(|hash| freq > sketch.estimate(hash))
+    }
+
+    /// Moves the hand to the next entry without references, taking one off each entry it
+    /// passes, and returns that entry's hash; `None` when the shard is empty.
+    fn next_victim(&mut self) -> Option<u64> {
+        if self.map.is_empty() {
+            return None;
         }
         loop {
             if self.hand >= self.ring.len() {
@@ -122,12 +132,11 @@ impl Shard {
                 continue;
             };
             let refs = r.entry.referenced.load(Ordering::Relaxed);
-            if refs > 0 {
-                r.entry.referenced.store(refs - 1, Ordering::Relaxed);
-                self.hand += 1;
-                continue;
+            if refs == 0 {
+                return Some(r.hash);
             }
-            return freq > sketch.estimate(r.hash);
+            r.entry.referenced.store(refs - 1, Ordering::Relaxed);
+            self.hand += 1;
         }
     }
 
@@ -136,36 +145,21 @@ impl Shard {
     /// estimated uses) was used no more often than it: then the victim stays and nothing
     /// changes. Returns whether an entry was evicted.
     fn evict_one(&mut self, candidate: Option<u8>, sketch: &FrequencySketch) -> bool {
-        if self.map.is_empty() {
+        let Some(hash) = self.next_victim() else {
+            return false;
+        };
+        if candidate.is_some_and(|c| c <= sketch.estimate(hash)) {
             return false;
         }
-        loop {
-            if self.hand >= self.ring.len() {
-                self.hand = 0;
-            }
-            let Some(r) = self.ring.get(self.hand).and_then(Option::as_ref) else {
-                self.hand += 1;
-                continue;
-            };
-            let refs = r.entry.referenced.load(Ordering::Relaxed);
-            if refs > 0 {
-                r.entry.referenced.store(refs - 1, Ordering::Relaxed);
-                self.hand += 1;
-                continue;
-            }
-            if candidate.is_some_and(|c| c <= sketch.estimate(r.hash)) {
-                return false;
-            }
-            let i = self.hand;
-            if let Some(r) = self.ring.get_mut(i).and_then(Option::take) {
-                self.map.remove(&r.key);
-                self.charge -= r.weight;
-                self.free.push(i);
-                r.entry.release();
-            }
-            self.hand += 1;
-            return true;
+        let i = self.hand;
+        if let Some(r) = self.ring.get_mut(i).and_then(Option::take) {
+            self.map.remove(&r.key);
+            self.charge -= r.weight;
+            self.free.push(i);
+            r.entry.release();
         }
+        self.hand += 1;
+        true
     }
 }
 
