@@ -80,22 +80,17 @@ impl Block {
         o.at[n] = self.restarts as u32; // ok: as above
         o.is_sound().then_some(o)
     }
-
-    /// The uncompressed length of this block, as an outline records it.
-    pub(crate) fn outline_len(&self) -> Option<u32> {
-        u32::try_from(self.data.len()).ok()
-    }
 }
 
 impl RestartHints {
-    /// The outline these hints already hold, for a block of `len` bytes: when they hold
-    /// every restart point by offset (not a sample by index).
-    pub(crate) fn outline(&self, len: u32) -> Option<BlockOutline> {
+    /// The outline these hints (made for `block`) already hold: when they hold every
+    /// restart point by offset (not a sample by index).
+    pub(crate) fn outline(&self, block: &Block) -> Option<BlockOutline> {
         if self.sampled {
             return None;
         }
         let o = BlockOutline {
-            len,
+            len: u32::try_from(block.data.len()).ok()?,
             n: self.n,
             prefixes: self.prefixes,
             at: self.at,

@@ -140,13 +140,14 @@ impl Replacement for QuickCache {
         self.confirm(&key, &resident)
     }
 
-    /// A use served from a lookup record: passed on as a lookup (the crate counts uses
-    /// only there).
-    #[inline]
+    /// `quick_cache` decides admission inside its insert and cannot be asked beforehand.
     fn would_admit(&self, _hash: u64, _weight: u64) -> bool {
         true
     }
 
+    /// A use served from a lookup record: passed on as a lookup (the crate counts uses
+    /// only there).
+    #[inline]
     fn note_use(&self, key: Key, _hash: u64) {
         if self.links {
             drop(self.cache.get(&key));

@@ -59,7 +59,10 @@ impl<R: RandomAccess> TableReader<R> {
         // in while the cache decides (its own memory misses).
         if let Some(mem) = self.file.as_slice() {
             let (at, n) = (handle.offset as usize, handle.size as usize);
-            if let Some(b) = at.checked_add(n + 5).and_then(|end| mem.get(at..end)) {
+            if let Some(b) = at
+                .checked_add(n + format::BLOCK_TRAILER_LEN)
+                .and_then(|end| mem.get(at..end))
+            {
                 crate::os::prefetch_lines(b);
             }
         }
@@ -97,8 +100,10 @@ impl<R: RandomAccess> TableReader<R> {
                 }
             }
         }
+        // Into one of the cache's recycled buffers, back in the pool when the block drops.
+        let pool = Some(cache.pool());
         let data =
-            block_read::decompress_stored(stored, compression, handle, kind, self.profile, None)?;
+            block_read::decompress_stored(stored, compression, handle, kind, self.profile, pool)?;
         let block = Block::new(data, kind, handle)?;
         let r = search(&block, f)?;
         count(false);

@@ -59,10 +59,7 @@ impl SlotOwner for Lookups {
             if let Slot::Held(h) = &*slot {
                 if Arc::ptr_eq(&h.entry, entry) {
                     // Hints that hold every restart point are already an outline.
-                    let outline = h
-                        .block
-                        .outline_len()
-                        .and_then(|len| h.hints.as_ref().and_then(|hints| hints.outline(len)));
+                    let outline = h.hints.as_ref().and_then(|hints| hints.outline(&h.block));
                     *slot = Slot::Gone(outline);
                 }
             }
