@@ -13,6 +13,7 @@ pub mod cursor;
 pub mod extsort;
 pub mod filename;
 pub mod format;
+pub mod lock;
 pub mod log_reader;
 pub mod log_writer;
 pub mod memtable;
