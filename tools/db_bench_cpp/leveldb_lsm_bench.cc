@@ -11,7 +11,8 @@
 //   Keys are the number as 16 decimal digits (db_bench's "%016d"); value i is 50 letters from
 //   a xorshift stream seeded by i, twice (100 bytes that compress to about half, db_bench's
 //   ratio 0.5). One Put per write (a WriteBatch of one), sync off. Each benchmark prints one
-//   JSON line: {"bench": ..., "micros_per_op": ..., "ops": ..., "found": ...}.
+//   JSON line: {"bench": ..., "micros_per_op": ..., "cpu_s": ..., "ops": ..., "found": ...,
+//   "tables": [per level]} (cpu_s: CPU seconds of all threads during the benchmark).
 //
 // Options: LevelDB's defaults (4 MiB write buffer, 2 MiB tables, 8 MiB block cache, snappy,
 // 4 KiB blocks) and a bloom filter of 10 bits per key, as the Rust engine's defaults.
@@ -23,6 +24,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/resource.h>
+
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
@@ -30,6 +33,13 @@
 
 static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU seconds of the process so far, all threads (user + system).
+static double cpu() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 static uint64_t splitmix64(uint64_t x) {
@@ -88,6 +98,7 @@ int main(int argc, char** argv) {
     long long found = -1;
     uint64_t ops = num;
     double start = now();
+    double cpu_start = cpu();
     if (fill || name == "overwrite") {
       for (uint64_t i = 0; i < num; i++) {
         key_of(name == "fillseq" ? i : splitmix64(seed + i) % num, key);
@@ -121,14 +132,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     double us = (now() - start) * 1e6 / ops;
+    double cpu_s = cpu() - cpu_start;
     std::string tables;
     for (int l = 0; l < 7; l++) {
       std::string n;
       db->GetProperty("leveldb.num-files-at-level" + std::to_string(l), &n);
       tables += (l ? ", " : "") + n;
     }
-    std::printf("{\"bench\": \"%s\", \"micros_per_op\": %.4f, \"ops\": %llu, \"found\": %s, \"tables\": [%s]}\n",
-                name.c_str(), us, (unsigned long long)ops,
+    std::printf("{\"bench\": \"%s\", \"micros_per_op\": %.4f, \"cpu_s\": %.2f, \"ops\": %llu, \"found\": %s, \"tables\": [%s]}\n",
+                name.c_str(), us, cpu_s, (unsigned long long)ops,
                 found < 0 ? "null" : std::to_string(found).c_str(), tables.c_str());
     std::fflush(stdout);
   }
