@@ -6,6 +6,8 @@
 //! Small memtables and tables (a few KiB) make flushes and compactions, down to level 3 and
 //! deeper, happen within a few thousand writes.
 
+#[path = "../examples/mini_lsm/cli.rs"]
+mod cli;
 #[path = "../examples/mini_lsm/engine/mod.rs"]
 mod engine;
 
@@ -324,6 +326,53 @@ fn snapshots_and_ranges_see_what_they_should_across_flushes_and_compactions() {
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     assert_eq!(ranged, want);
+}
+
+/// The command line's fixed contract: `get` prints the value and exits 0, or exits 1 when
+/// the key is absent; `scan` prints key<TAB>value lines in key order, `--from` inclusive,
+/// `--to` exclusive; bad usage exits 2.
+#[test]
+fn the_command_line_keeps_its_contract() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db").to_str().unwrap().to_string();
+    let run = |args: &[&str]| {
+        let args: Vec<String> = std::iter::once(dir.as_str())
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        let mut out = Vec::new();
+        let code = cli::main(&args, &mut out);
+        (code, String::from_utf8(out).unwrap())
+    };
+    let ok = std::process::ExitCode::SUCCESS;
+    for (k, v) in [("b", "2"), ("a", "1"), ("c", "three 3"), ("d", "4")] {
+        assert_eq!(run(&["put", k, v]), (ok, String::new()));
+    }
+    assert_eq!(run(&["delete", "d"]), (ok, String::new()));
+    assert_eq!(run(&["get", "c"]), (ok, "three 3\n".into()));
+    assert_eq!(
+        run(&["get", "d"]),
+        (std::process::ExitCode::from(1), String::new())
+    );
+    assert_eq!(run(&["get", "zz"]).0, std::process::ExitCode::from(1));
+    assert_eq!(run(&["scan"]), (ok, "a\t1\nb\t2\nc\tthree 3\n".into()));
+    assert_eq!(
+        run(&["scan", "--from", "b"]),
+        (ok, "b\t2\nc\tthree 3\n".into())
+    );
+    assert_eq!(
+        run(&["scan", "--from", "a", "--to", "c"]),
+        (ok, "a\t1\nb\t2\n".into())
+    );
+    assert_eq!(run(&["scan", "--to", "b"]), (ok, "a\t1\n".into()));
+    assert_eq!(run(&["bench", "--num", "2000"]).0, ok);
+    assert_eq!(run(&["frobnicate"]).0, std::process::ExitCode::from(2));
+    assert_eq!(run(&["get"]).0, std::process::ExitCode::from(2));
+    // The directory is LevelDB's: 2,000 bench keys plus a, b, c.
+    assert_eq!(
+        leveldb_reads(Path::new(&dir), false).len(),
+        run(&["scan"]).1.lines().count()
+    );
 }
 
 #[derive(Debug, Clone)]
