@@ -375,6 +375,37 @@ fn the_command_line_keeps_its_contract() {
     );
 }
 
+/// What a crash during the very first open leaves (a MANIFEST and an empty log, no
+/// CURRENT) opens as a new database, as LevelDB's `create_if_missing` does; tables or logged
+/// writes without a CURRENT are refused, never silently dropped.
+#[test]
+fn a_directory_without_current_is_new_only_when_it_holds_no_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("MANIFEST-000003"), b"").unwrap();
+    std::fs::write(dir.join("000002.log"), b"").unwrap();
+    let db = Db::open(&dir, Options::default()).unwrap();
+    db.put(b"k", b"v").unwrap();
+    drop(db);
+    assert_eq!(
+        leveldb_reads(&dir, false),
+        vec![(b"k".to_vec(), b"v".to_vec())]
+    );
+    assert!(
+        !dir.join("MANIFEST-000003").exists(),
+        "the orphan MANIFEST is deleted"
+    );
+
+    for (name, bytes) in [("000007.log", &b"x"[..]), ("000007.ldb", &b""[..])] {
+        let other = tmp.path().join(name);
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(name), bytes).unwrap();
+        let e = Db::open(&other, Options::default()).err().expect("refused");
+        assert!(e.to_string().contains("no CURRENT"), "{e}");
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Put(u16, u8),

@@ -45,41 +45,56 @@ pub fn table_options(opts: &Options) -> TableOptions {
     }
 }
 
-/// The thread's loop: waits for work, does one job, repeats until shutdown.
-pub fn run(inner: Arc<Inner>) {
+/// The two background threads: one flushes memtables, one compacts, so that a long
+/// compaction never keeps a full memtable (and so the writer) waiting (LevelDB gets the
+/// same by flushing from inside its compaction loop).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Worker {
+    /// Writes the immutable memtable.
+    Flush,
+    /// Runs compactions.
+    Compaction,
+}
+
+/// A thread's loop: waits for its kind of work, does one job, repeats until shutdown.
+pub fn run(inner: Arc<Inner>, worker: Worker) {
     let mut st = inner.lock();
     loop {
         if st.shutting_down {
             return;
         }
+        // The job's result, or None when there is nothing to do.
+        let mut done = None;
         if st.bg_error.is_none() {
-            let job = if st.imm.is_some() {
-                Some(Job::Flush)
-            } else {
-                pick_compaction(&st, &inner.opts).map(Job::Compact)
-            };
-            if let Some(job) = job {
-                st.bg_busy = true;
-                let (g, r) = match job {
-                    Job::Flush => flush(&inner, st),
-                    Job::Compact(c) => compact(&inner, st, c),
-                };
-                st = g;
-                st.bg_busy = false;
-                if let Err(e) = r {
-                    st.bg_error = Some(e.to_string());
+            match worker {
+                Worker::Flush if st.imm.is_some() => {
+                    st.flushing = true;
+                    let (g, r) = flush(&inner, st);
+                    st = g;
+                    st.flushing = false;
+                    done = Some(r);
                 }
-                inner.cv.notify_all();
-                continue;
+                Worker::Compaction => {
+                    if let Some(c) = pick_compaction(&st, &inner.opts) {
+                        st.compacting = true;
+                        let (g, r) = compact(&inner, st, c);
+                        st = g;
+                        st.compacting = false;
+                        done = Some(r);
+                    }
+                }
+                Worker::Flush => {}
             }
+        }
+        if let Some(r) = done {
+            if let Err(e) = r {
+                st.bg_error = Some(e.to_string());
+            }
+            inner.cv.notify_all();
+            continue;
         }
         st = inner.wait(st);
     }
-}
-
-enum Job {
-    Flush,
-    Compact(Compaction),
 }
 
 /// A compaction's inputs: tables of `level` and of `level + 1`.
@@ -172,7 +187,12 @@ fn flush<'a>(
         Ok(t) => t,
         Err(e) => return (st, Err(e)),
     };
-    let level = level_for_flush(&st.version, &table, &inner.opts);
+    // While a compaction runs, its outputs may land anywhere in its range at its output
+    // level: a flushed table then stays at level 0, where overlaps are allowed.
+    let level = match st.compacting {
+        true => 0,
+        false => level_for_flush(&st.version, &table, &inner.opts),
+    };
     let edit = VersionEdit {
         log_number: Some(st.log_number),
         prev_log_number: Some(0),

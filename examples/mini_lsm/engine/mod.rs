@@ -129,7 +129,9 @@ struct State {
     compact_pointers: [Vec<u8>; version::NUM_LEVELS],
     /// The first background or log error: every later write fails with it.
     bg_error: Option<String>,
-    bg_busy: bool,
+    /// A flush or a compaction is running.
+    flushing: bool,
+    compacting: bool,
     shutting_down: bool,
 }
 
@@ -208,7 +210,7 @@ impl Drop for Snapshot {
 /// The engine: one open database directory. Shareable between threads (`&self` methods).
 pub struct Db {
     inner: Arc<Inner>,
-    bg: Option<JoinHandle<()>>,
+    bg: Vec<JoinHandle<()>>,
 }
 
 impl Db {
@@ -411,7 +413,8 @@ impl Db {
         let inner = &*self.inner;
         let mut st = inner.lock();
         while st.bg_error.is_none()
-            && (st.bg_busy
+            && (st.flushing
+                || st.compacting
                 || st.imm.is_some()
                 || background::pick_compaction(&st, &inner.opts).is_some())
         {
@@ -439,7 +442,7 @@ impl Drop for Db {
     fn drop(&mut self) {
         self.inner.lock().shutting_down = true;
         self.inner.cv.notify_all();
-        if let Some(h) = self.bg.take() {
+        for h in self.bg.drain(..) {
             let _ = h.join();
         }
     }

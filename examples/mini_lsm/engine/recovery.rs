@@ -28,7 +28,7 @@ use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::db::write_batch::WriteBatchReader;
 use leveldb_table::{write_atomically, Error, ReadOptions, Result};
 
-use super::background::{self, build_table};
+use super::background::{self, build_table, Worker};
 use super::memtable::MemTable;
 use super::version::{Manifest, Table, Version, NUM_LEVELS};
 use super::{reader_options, Db, Inner, Options, State};
@@ -90,15 +90,19 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
             })
             .collect();
         logs.sort_unstable();
-    } else if listing.iter().any(|k| {
-        matches!(
-            k,
-            FileKind::Table(_) | FileKind::Log(_) | FileKind::Manifest(_)
-        )
+    } else if listing.iter().any(|k| match k {
+        FileKind::Table(_) => true,
+        FileKind::Log(n) => {
+            std::fs::metadata(dir.join(filename::log_file_name(*n))).map_or(true, |m| m.len() > 0)
+        }
+        _ => false,
     }) {
+        // Tables or logged writes but no CURRENT: data this open cannot place. (A MANIFEST
+        // and an empty log alone are what a crash during the first open leaves: a new
+        // database then, as LevelDB's `create_if_missing` makes one.)
         return Err(Error::BadCurrent {
             reason: format!(
-                "{} holds LevelDB files but no CURRENT (a damaged database: repair it first)",
+                "{} holds tables or logged writes but no CURRENT (a damaged database: repair it first)",
                 dir.display()
             ),
         });
@@ -186,7 +190,8 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
         pending: Default::default(),
         compact_pointers,
         bg_error: None,
-        bg_busy: false,
+        flushing: false,
+        compacting: false,
         shutting_down: false,
     };
     let inner = Arc::new(Inner {
@@ -202,12 +207,19 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
         _lock: lock,
     });
     background::delete_obsolete(&inner, &inner.lock());
-    let worker = inner.clone();
-    let bg = std::thread::Builder::new()
-        .name("mini-lsm-background".into())
-        .spawn(move || background::run(worker))?;
-    Ok(Db {
+    let mut db = Db {
         inner,
-        bg: Some(bg),
-    })
+        bg: Vec::new(),
+    };
+    for (name, worker) in [
+        ("mini-lsm-flush", Worker::Flush),
+        ("mini-lsm-compact", Worker::Compaction),
+    ] {
+        let inner = db.inner.clone();
+        let h = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || background::run(inner, worker))?;
+        db.bg.push(h);
+    }
+    Ok(db)
 }
