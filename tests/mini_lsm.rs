@@ -375,6 +375,36 @@ fn the_command_line_keeps_its_contract() {
     );
 }
 
+/// Lookups that keep probing a table in vain before finding their key deeper make it
+/// compact (LevelDB's seek-triggered compaction): with the size rules already met and no
+/// write in between, gets alone start a compaction, and every answer stays right.
+#[test]
+fn lookups_that_probe_a_table_in_vain_compact_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (counts, opts) = counting_listener();
+    let db = Db::open(tmp.path(), opts).unwrap();
+    let mut model = Model::new();
+    workload(&db, &mut model, 6_000, 11);
+    db.flush().unwrap();
+    db.wait_for_compactions().unwrap();
+    let before = db.tables_per_level();
+    let merged = counts[1].load(Ordering::Relaxed) + counts[2].load(Ordering::Relaxed);
+    for round in 0..50 {
+        for n in 0..2000 {
+            let k = format!("key{n:05}").into_bytes();
+            assert_eq!(db.get(&k).unwrap().as_ref(), model.get(&k), "round {round}");
+        }
+    }
+    db.wait_for_compactions().unwrap();
+    let after = counts[1].load(Ordering::Relaxed) + counts[2].load(Ordering::Relaxed);
+    assert!(
+        after > merged,
+        "no compaction from lookups: {before:?} -> {:?}",
+        db.tables_per_level()
+    );
+    assert_eq!(scan(&db), model.into_iter().collect::<Vec<_>>());
+}
+
 /// What a crash during the very first open leaves (a MANIFEST and an empty log, no
 /// CURRENT) opens as a new database, as LevelDB's `create_if_missing` does; tables or logged
 /// writes without a CURRENT are refused, never silently dropped.

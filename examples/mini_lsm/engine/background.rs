@@ -132,21 +132,28 @@ pub fn pick_compaction(st: &State, opts: &Options) -> Option<Compaction> {
         }
     }
     let (level, score) = best;
-    if score < 1.0 {
-        return None;
-    }
-    let files = &v.levels[level];
     let cmp = icmp();
-    let first = if level == 0 {
-        // The oldest level-0 table (LevelDB's files_[0][0]), then all its range meets.
-        files.last()?.clone()
+    let (level, first) = if score >= 1.0 {
+        let files = &v.levels[level];
+        let first = if level == 0 {
+            // The oldest level-0 table (LevelDB's files_[0][0]), then all its range meets.
+            files.last()?.clone()
+        } else {
+            let ptr = &st.compact_pointers[level];
+            files
+                .iter()
+                .find(|t| ptr.is_empty() || cmp_gt(&cmp, &t.meta.largest, ptr))
+                .or(files.first())?
+                .clone()
+        };
+        (level, first)
     } else {
-        let ptr = &st.compact_pointers[level];
-        files
-            .iter()
-            .find(|t| ptr.is_empty() || cmp_gt(&cmp, &t.meta.largest, ptr))
-            .or(files.first())?
-            .clone()
+        // No level over its size: a table that lookups probe in vain, if any.
+        let (level, t) = st.file_to_compact.clone()?;
+        if level + 1 >= NUM_LEVELS || !v.levels[level].iter().any(|x| Arc::ptr_eq(x, &t)) {
+            return None;
+        }
+        (level, t)
     };
     let mut inputs0 = vec![first];
     if level == 0 {
@@ -399,6 +406,11 @@ pub(super) fn install(
         st.logged_log = n;
     }
     st.version = Arc::new(st.version.apply(&edit, added));
+    if let Some((level, t)) = &st.file_to_compact {
+        if !st.version.levels[*level].iter().any(|x| Arc::ptr_eq(x, t)) {
+            st.file_to_compact = None;
+        }
+    }
     delete_obsolete(inner, st);
     Ok(())
 }

@@ -127,6 +127,8 @@ struct State {
     /// Tables being written (not obsolete although no version names them yet).
     pending: BTreeSet<u64>,
     compact_pointers: [Vec<u8>; version::NUM_LEVELS],
+    /// A table lookups keep probing in vain (seek-triggered compaction), with its level.
+    file_to_compact: Option<(usize, Arc<version::Table>)>,
     /// The first background or log error: every later write fails with it.
     bg_error: Option<String>,
     /// A flush or a compaction is running.
@@ -345,10 +347,17 @@ impl Db {
                 MemGet::Absent => {}
             }
         }
-        Ok(matches!(
-            version.get(key, seq, self.inner.read, value)?,
-            TableGet::Found
-        ))
+        let mut charge = None;
+        let found = version.get(key, seq, self.inner.read, value, &mut charge)?;
+        if let Some((level, t)) = charge.filter(|(_, t)| t.charge_seek()) {
+            // Too many lookups go through this table to a deeper one: compact it.
+            let mut st = self.inner.lock();
+            if st.file_to_compact.is_none() && st.version.contains(t.meta.number) {
+                st.file_to_compact = Some((level, t));
+                self.inner.cv.notify_all();
+            }
+        }
+        Ok(matches!(found, TableGet::Found))
     }
 
     /// A snapshot of the database as it is now.

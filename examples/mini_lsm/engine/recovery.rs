@@ -189,6 +189,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
         snapshots: Default::default(),
         pending: Default::default(),
         compact_pointers,
+        file_to_compact: None,
         bg_error: None,
         flushing: false,
         compacting: false,

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use leveldb_table::db::cursor::{TableFile, TableSource};
@@ -34,6 +35,9 @@ pub struct Table {
     pub meta: FileMeta,
     /// The reader.
     pub reader: TableReader<TableFile>,
+    /// Lookups that may still probe this table before a deeper one before it is compacted
+    /// (LevelDB's `allowed_seeks`: one per 16 KiB, at least 100).
+    allowed_seeks: AtomicI64,
 }
 
 impl Table {
@@ -57,7 +61,12 @@ impl Table {
                 source: Box::new(e),
             }
         })?;
-        Ok(Arc::new(Table { meta, reader }))
+        let allowed_seeks = AtomicI64::new((meta.size / 16384).max(100) as i64);
+        Ok(Arc::new(Table {
+            meta,
+            reader,
+            allowed_seeks,
+        }))
     }
 
     fn smallest_user(&self) -> &[u8] {
@@ -65,6 +74,11 @@ impl Table {
     }
     fn largest_user(&self) -> &[u8] {
         user_key(&self.meta.largest)
+    }
+
+    /// Charges one wasted probe; true when the table has used up its allowance.
+    pub fn charge_seek(&self) -> bool {
+        self.allowed_seeks.fetch_sub(1, AtomicOrdering::Relaxed) <= 1
     }
 
     /// Whether the table's user-key range meets `[lo, hi]`.
@@ -186,14 +200,17 @@ impl Version {
     }
 
     /// The newest version of `key` at `snapshot` in the tables: level 0 newest first, then
-    /// the one table per deeper level whose range holds the key.
+    /// the one table per deeper level whose range holds the key. When more than one table
+    /// was probed, the first (with its level) goes to `charge`: LevelDB's seek statistics.
     pub fn get(
         &self,
         key: &[u8],
         snapshot: u64,
         opts: ReadOptions,
         value: &mut Vec<u8>,
+        charge: &mut Option<(usize, Arc<Table>)>,
     ) -> Result<TableGet> {
+        let mut first: Option<(usize, &Arc<Table>)> = None;
         for (level, tables) in self.levels.iter().enumerate() {
             let candidates: &[Arc<Table>] = if level == 0 {
                 tables
@@ -204,6 +221,11 @@ impl Version {
             for t in candidates {
                 if !t.overlaps(key, key) {
                     continue;
+                }
+                match first {
+                    None => first = Some((level, t)),
+                    Some((l, f)) if charge.is_none() => *charge = Some((l, f.clone())),
+                    Some(_) => {}
                 }
                 match t.reader.lookup_into(key, snapshot, opts, value)? {
                     Lookup::Found { .. } => return Ok(TableGet::Found),
