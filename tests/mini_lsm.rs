@@ -405,6 +405,45 @@ fn lookups_that_probe_a_table_in_vain_compact_it() {
     assert_eq!(scan(&db), model.into_iter().collect::<Vec<_>>());
 }
 
+/// Obsolete files go: after reopens, flushes and compactions the directory holds one
+/// MANIFEST (a new one per open, named by CURRENT), one log, the live tables and nothing
+/// else but CURRENT and LOCK.
+#[test]
+fn obsolete_logs_tables_and_manifests_are_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut model = Model::new();
+    let mut manifests = Vec::new();
+    for round in 0..3 {
+        let db = Db::open(tmp.path(), small()).unwrap();
+        workload(&db, &mut model, 4_000, 20 + round);
+        db.flush().unwrap();
+        db.wait_for_compactions().unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let count = |suffix: &str| names.iter().filter(|n| n.ends_with(suffix)).count();
+        let live: usize = db.tables_per_level().iter().sum();
+        assert_eq!(count(".ldb"), live, "{names:?}");
+        assert_eq!(count(".log"), 1, "{names:?}");
+        let m: Vec<_> = names
+            .iter()
+            .filter(|n| n.starts_with("MANIFEST-"))
+            .collect();
+        assert_eq!(m.len(), 1, "{names:?}");
+        let current = std::fs::read_to_string(tmp.path().join("CURRENT")).unwrap();
+        assert_eq!(current, format!("{}\n", m[0]));
+        assert!(!manifests.contains(m[0]), "a new MANIFEST per open");
+        manifests.push(m[0].clone());
+        assert_eq!(
+            names.len(),
+            live + 4,
+            "only CURRENT, LOCK, one MANIFEST, one log: {names:?}"
+        );
+    }
+}
+
 /// What a crash during the very first open leaves (a MANIFEST and an empty log, no
 /// CURRENT) opens as a new database, as LevelDB's `create_if_missing` does; tables or logged
 /// writes without a CURRENT are refused, never silently dropped.
