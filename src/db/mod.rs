@@ -6,7 +6,8 @@
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
 //! view) -> `reader` ([`Db`], the read-only database) and `records` (every record of every
-//! file, for forensics).
+//! file, for forensics). For writers: `lock` (the directory's LOCK, as LevelDB holds it),
+//! `compaction` and `bulk`.
 
 pub mod bulk;
 pub mod compaction;
