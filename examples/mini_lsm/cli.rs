@@ -145,6 +145,7 @@ fn bench(dir: &str, flags: &[String], out: &mut dyn Write) -> Result<ExitCode, S
     let list = list.unwrap_or_else(|| "fillrandom".into());
     let mut db = Some(Db::open(dir, opts.clone()).map_err(|e| format!("{dir}: {e}"))?);
     let (mut key, mut value) = (Vec::new(), Vec::new());
+    let mut batch = WriteBatch::new();
     for name in list.split(',') {
         if matches!(name, "fillseq" | "fillrandom") && list.contains(',') {
             if !fresh {
@@ -177,9 +178,10 @@ fn bench(dir: &str, flags: &[String], out: &mut dyn Write) -> Result<ExitCode, S
                     };
                     key_of(k, &mut key);
                     value_of(i, &mut value);
-                    let mut b = WriteBatch::new();
-                    b.put(&key, &value);
-                    d.write(&mut b).map_err(|e| e.to_string())?;
+                    // As db_bench: one batch, cleared and refilled per write.
+                    batch.clear();
+                    batch.put(&key, &value);
+                    d.write(&mut batch).map_err(|e| e.to_string())?;
                 }
             }
             "readrandom" => {

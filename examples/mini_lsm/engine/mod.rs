@@ -38,7 +38,7 @@ use std::time::Duration;
 use leveldb_table::db::lock::DirLock;
 use leveldb_table::db::log_writer::LogWriter;
 use leveldb_table::db::write_batch::{WriteBatch, WriteBatchReader};
-use leveldb_table::{BlockCache, Error, ReadOptions, ReaderOptions, Result};
+use leveldb_table::{BlockCache, Error, ReadOptions, ReaderOptions, Result, ValueType};
 
 pub use iter::DbIter;
 use memtable::{MemGet, MemTable};
@@ -129,6 +129,8 @@ struct State {
     compact_pointers: [Vec<u8>; version::NUM_LEVELS],
     /// A table lookups keep probing in vain (seek-triggered compaction), with its level.
     file_to_compact: Option<(usize, Arc<version::Table>)>,
+    /// The batch buffer of `put` and `delete`.
+    scratch: WriteBatch,
     /// The first background or log error: every later write fails with it.
     bg_error: Option<String>,
     /// A flush or a compaction is running.
@@ -227,16 +229,36 @@ impl Db {
 
     /// Writes `value` under `key`.
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        let mut b = WriteBatch::new();
-        b.put(key, value);
-        self.write(&mut b)
+        self.write_one(key, Some(value))
     }
 
     /// Deletes `key`.
     pub fn delete(&self, key: &[u8]) -> Result<()> {
-        let mut b = WriteBatch::new();
-        b.delete(key);
-        self.write(&mut b)
+        self.write_one(key, None)
+    }
+
+    /// One put or deletion, through a batch buffer the engine reuses (no allocation per
+    /// write but the memtable entry's).
+    fn write_one(&self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        let inner = &*self.inner;
+        let mut st = self.make_room(inner.lock(), false)?;
+        let seq = st.last_sequence + 1;
+        let mut b = std::mem::take(&mut st.scratch);
+        b.clear();
+        match value {
+            Some(v) => b.put(key, v),
+            None => b.delete(key),
+        }
+        b.set_sequence(seq);
+        let logged = log(&mut st, &b, inner.opts.sync);
+        st.scratch = b;
+        logged?;
+        match value {
+            Some(v) => st.mem.add(seq, ValueType::Value, key, v),
+            None => st.mem.add(seq, ValueType::Deletion, key, &[]),
+        }
+        st.last_sequence = seq;
+        Ok(())
     }
 
     /// Applies `batch` atomically, with the engine's default sync setting.
@@ -250,22 +272,8 @@ impl Db {
     pub fn write_opts(&self, batch: &mut WriteBatch, wo: WriteOptions) -> Result<()> {
         let inner = &*self.inner;
         let mut st = self.make_room(inner.lock(), false)?;
-        let first = st.last_sequence + 1;
-        batch.set_sequence(first);
-        let logged = st
-            .log
-            .add_record(batch.as_bytes())
-            .and_then(|()| st.log.flush());
-        let logged = logged.and_then(|()| match wo.sync {
-            true => st.log.get_ref().get_ref().sync_data(),
-            false => Ok(()),
-        });
-        if let Err(e) = logged {
-            // The log may now hold part of the record: no later write may follow it.
-            let e = Error::from(e);
-            st.bg_error = Some(format!("log write failed: {e}"));
-            return Err(e);
-        }
+        batch.set_sequence(st.last_sequence + 1);
+        log(&mut st, batch, wo.sync)?;
         let mut last = st.last_sequence;
         for r in WriteBatchReader::new(batch.as_bytes())?.records() {
             let r = r?;
@@ -455,6 +463,24 @@ impl Drop for Db {
             let _ = h.join();
         }
     }
+}
+
+/// Appends `batch` to the log (one `write()`; `fdatasync` too when `sync`). A failure is
+/// sticky: the log may hold part of the record, so no later write may follow it.
+fn log(st: &mut State, batch: &WriteBatch, sync: bool) -> Result<()> {
+    let logged = st
+        .log
+        .add_record(batch.as_bytes())
+        .and_then(|()| st.log.flush());
+    let logged = logged.and_then(|()| match sync {
+        true => st.log.get_ref().get_ref().sync_data(),
+        false => Ok(()),
+    });
+    logged.map_err(|e| {
+        let e = Error::from(e);
+        st.bg_error = Some(format!("log write failed: {e}"));
+        e
+    })
 }
 
 /// The block cache and table-reader options for `opts`.

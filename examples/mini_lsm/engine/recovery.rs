@@ -190,6 +190,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
         pending: Default::default(),
         compact_pointers,
         file_to_compact: None,
+        scratch: Default::default(),
         bg_error: None,
         flushing: false,
         compacting: false,
