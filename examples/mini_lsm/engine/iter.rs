@@ -19,9 +19,13 @@ use super::version::{icmp, Version};
 
 /// What an iterator reads: kept alive as long as it is.
 pub struct Sources {
+    /// The memtable (still being written: the snapshot hides newer writes).
     pub mem: Arc<MemTable>,
+    /// The memtable being flushed, if any.
     pub imm: Option<Arc<MemTable>>,
+    /// The tables.
     pub version: Arc<Version>,
+    /// How table blocks are read.
     pub read: ReadOptions,
 }
 
