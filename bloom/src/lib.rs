@@ -41,5 +41,5 @@ mod scalable_file;
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Result};
 #[cfg(feature = "redis")]
-pub use redis::{RedisAddSummary, RedisBloomFilter};
+pub use redis::{Durability, RedisAddSummary, RedisBloomFilter, RedisOptions, RedisStats, Servers};
 pub use scalable::{LayerInfo, ScalableBloomFilter, ScalableParams};
