@@ -26,16 +26,14 @@ impl RedisBloomFilter {
     /// [`Error::NotReplicated`] when replicas fell short in the replicas mode. Adds are
     /// idempotent: after an error the same batch can be sent again.
     pub fn add(&mut self, keys: &[&[u8]]) -> Result<RedisAddSummary> {
-        let mut found = Vec::new();
-        self.probe(keys, self.layers, &mut found)?;
         let mut seen = HashSet::with_capacity(keys.len());
-        let mut todo: Vec<&[u8]> = keys
-            .iter()
-            .zip(&found)
-            .filter(|(k, &p)| !p && seen.insert(**k))
-            .map(|(k, _)| *k)
-            .collect();
-        let added = todo.len() as u64;
+        let mut todo: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
+        // Every key left in `todo` was probed in the layers below `probed`; the newest layer
+        // is probed by the write itself (BITFIELD SET returns the old bits: a key whose bits
+        // were all set was there, and nothing changed).
+        let mut probed = 0u32;
+        let mut added = 0u64;
+        let mut found = Vec::new();
         // Each pass either grants room (and writes at least one key) or sees one more layer.
         let mut passes = 0u64;
         while !todo.is_empty() {
@@ -48,6 +46,16 @@ impl RedisBloomFilter {
                 });
             }
             let top = self.layers - 1;
+            if probed < top {
+                // A key in an older layer is present: it is not added again.
+                self.probe(&todo, probed..top, &mut found)?;
+                let mut answers = found.iter();
+                todo.retain(|_| answers.next() != Some(&true));
+                probed = top;
+                if todo.is_empty() {
+                    break;
+                }
+            }
             let (layers, grant) = self.reserve(top, todo.len() as u64)?;
             self.layers = layers.clamp(1, MAX_LAYERS);
             if grant == 0 {
@@ -55,20 +63,22 @@ impl RedisBloomFilter {
             }
             let n = (grant as usize).min(todo.len());
             let batch: Vec<&[u8]> = todo.drain(..n).collect();
-            let flipped = self.set_bits(&batch, top)?;
+            let (flipped, new) = self.set_bits(&batch, top)?;
+            added += new;
+            // Give back the room of keys that were already in the layer; count the bits set.
             let meta = self.meta.clone();
-            let set_field = format!("set:{top}");
+            let (count_field, set_field) = (format!("count:{top}"), format!("set:{top}"));
+            let unused = (new as i64 - n as i64).to_string();
             let flipped = flipped.to_string();
-            self.request(
-                &[
-                    b"HINCRBY",
+            let mut many = Many::new(true);
+            for (field, by) in [(&count_field, &unused), (&set_field, &flipped)] {
+                many.push(
                     meta.as_bytes(),
-                    set_field.as_bytes(),
-                    flipped.as_bytes(),
-                ],
-                "HINCRBY",
-                true,
-            )?;
+                    &[b"HINCRBY", meta.as_bytes(), field.as_bytes(), by.as_bytes()],
+                );
+            }
+            self.pipe
+                .run(&mut self.topo, &mut many, "HINCRBY", self.opts.retry_for)?;
         }
         Ok(RedisAddSummary {
             keys: keys.len() as u64,
@@ -109,10 +119,12 @@ impl RedisBloomFilter {
         Ok(out)
     }
 
-    /// Sets the bits of `keys` in layer `top`; returns how many went from 0 to 1.
-    fn set_bits(&mut self, keys: &[&[u8]], top: u32) -> Result<u64> {
+    /// Sets the bits of `keys` in layer `top`; returns how many bits went from 0 to 1 and
+    /// how many keys changed at least one (the others were already in the layer).
+    fn set_bits(&mut self, keys: &[&[u8]], top: u32) -> Result<(u64, u64)> {
         self.ensure_cache(top + 1);
         let mut flipped = 0;
+        let mut new = vec![false; keys.len()];
         self.durably(|f| {
             let RedisBloomFilter {
                 pipe,
@@ -128,12 +140,13 @@ impl RedisBloomFilter {
                 keys,
                 layer,
                 flipped: 0,
+                new: &mut new,
             };
             pipe.run(topo, &mut set, "BITFIELD", opts.retry_for)?;
             flipped += set.flipped;
             Ok(())
         })?;
-        Ok(flipped)
+        Ok((flipped, new.iter().filter(|&&n| n).count() as u64))
     }
 
     /// Runs `step` (idempotent writes), then in the replicas mode `WAIT`s on every master it

@@ -153,11 +153,13 @@ impl Batch for Probe<'_> {
     }
 }
 
-/// Sets keys' bits in one layer, counting the bits that went from 0 to 1.
+/// Sets keys' bits in one layer, counting the bits that went from 0 to 1; `new[i]` when key
+/// `i` changed a bit (it was not in the layer before), kept across repeated runs.
 pub(super) struct Set<'a> {
     pub keys: &'a [&'a [u8]],
     pub layer: &'a LayerKeys,
     pub flipped: u64,
+    pub new: &'a mut [bool],
 }
 
 impl Batch for Set<'_> {
@@ -170,14 +172,18 @@ impl Batch for Set<'_> {
             None => 0,
         }
     }
-    fn reply(&mut self, _i: usize, v: Value) -> std::result::Result<(), String> {
+    fn reply(&mut self, i: usize, v: Value) -> std::result::Result<(), String> {
         // The last bit (from the INCRBY 0), then the old value of each bit.
         let items = ints(&v)?;
-        self.flipped += items
+        let flipped = items
             .iter()
             .skip(1)
             .filter(|b| matches!(b, Value::Int(0)))
             .count() as u64;
+        self.flipped += flipped;
+        if let Some(n) = self.new.get_mut(i) {
+            *n |= flipped > 0;
+        }
         Ok(())
     }
     fn writes(&self) -> bool {

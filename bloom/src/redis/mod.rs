@@ -21,9 +21,11 @@
 //! Steps per batch of N keys, each one pipeline per node (`pipe.rs`: grouped by the master
 //! serving each bitmap's slot, sent in windows while the last window's replies are read):
 //! - check: `HGET layers`, then a `BITFIELD_RO key GET u1 p ...` per key and layer;
-//! - add: the same probe of every known layer; `EVAL reserve` on the metadata, which hands out
-//!   room in the newest layer or opens the next one; a `BITFIELD key SET u1 p 1 ...` per new
-//!   key; `HINCRBY set:I` with the bits that flipped. With [`Durability::Replicas`], a `WAIT`
+//! - add: a probe of the layers older than the newest (none while there is one); `EVAL
+//!   reserve` on the metadata, which hands out room in the newest layer or opens the next one;
+//!   a `BITFIELD key SET u1 p 1 ...` per key, whose reply (the old bits) says whether the key
+//!   was already there; `HINCRBY count:I` giving back the room of those, `HINCRBY set:I` with
+//!   the bits that flipped. With [`Durability::Replicas`], a `WAIT`
 //!   on the metadata's master after each reserve and on every written master after the sets.
 //!
 //! Concurrency: layers are only ever added, and every check reads the layer count before
@@ -373,9 +375,14 @@ impl RedisBloomFilter {
         Ok(self.layers)
     }
 
-    /// For each key, whether some layer of the first `layers` has all its bits set.
-    fn probe(&mut self, keys: &[&[u8]], layers: u32, found: &mut Vec<bool>) -> Result<()> {
-        self.ensure_cache(layers);
+    /// For each key, whether some layer in `layers` has all its bits set.
+    fn probe(
+        &mut self,
+        keys: &[&[u8]],
+        layers: std::ops::Range<u32>,
+        found: &mut Vec<bool>,
+    ) -> Result<()> {
+        self.ensure_cache(layers.end);
         found.clear();
         found.resize(keys.len(), false);
         let Self {
@@ -385,7 +392,8 @@ impl RedisBloomFilter {
             opts,
             ..
         } = self;
-        let layers = &cache[..(layers as usize).min(cache.len())];
+        let end = (layers.end as usize).min(cache.len());
+        let layers = &cache[(layers.start as usize).min(end)..end];
         let mut probe = Probe {
             keys,
             layers,
@@ -411,7 +419,7 @@ impl RedisBloomFilter {
     /// As [`check`](Self::check).
     pub fn check_into(&mut self, keys: &[&[u8]], out: &mut Vec<bool>) -> Result<()> {
         let layers = self.refresh_layers()?;
-        self.probe(keys, layers, out)
+        self.probe(keys, 0..layers, out)
     }
 }
 

@@ -73,7 +73,8 @@ pub fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 }
 
 impl Node {
-    fn spawn(&mut self) {
+    /// Starts redis-server on `self.port`; false when it exited (the port was taken).
+    fn spawn(&mut self) -> bool {
         let log = self.dir.path().join("redis.log");
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
@@ -103,10 +104,27 @@ impl Node {
             .expect("run redis-server (Debian package redis-server; scripts/setup.sh installs it)");
         self.child = Some(child);
         let port = self.port;
+        let dir = self.dir.path().to_string_lossy().into_owned();
+        let mut exited = false;
+        let child = &mut self.child;
         wait_for(
             &format!("redis-server on port {port} to answer PING"),
-            || cli_text(port, &["PING"]).trim() == "PONG",
+            || {
+                if let Some(c) = child.as_mut() {
+                    if let Ok(Some(_)) = c.try_wait() {
+                        exited = true;
+                        return true;
+                    }
+                }
+                // The node answering must be this one (its directory), not another test's.
+                cli_text(port, &["PING"]).trim() == "PONG"
+                    && cli_text(port, &["CONFIG", "GET", "dir"]).contains(&dir)
+            },
         );
+        if exited {
+            self.child = None;
+        }
+        !exited
     }
 
     /// Its log file, for failure messages.
@@ -121,11 +139,20 @@ impl RedisCluster {
         let mut c = RedisCluster { nodes: Vec::new() };
         for _ in 0..6 {
             let mut n = Node {
-                port: free_port_pair(),
+                port: 0,
                 child: None,
                 dir: tempfile::tempdir().expect("temporary directory for redis"),
             };
-            n.spawn();
+            // A port found free may be taken before redis binds it: try a few.
+            let started = (0..5).any(|_| {
+                n.port = free_port_pair();
+                n.spawn()
+            });
+            assert!(
+                started,
+                "redis-server did not start (see {})",
+                n.log().display()
+            );
             c.nodes.push(n);
         }
         let addrs: Vec<String> = c
@@ -259,7 +286,7 @@ impl RedisCluster {
     /// Starts the node at `port` again in its directory (its nodes.conf makes it rejoin).
     pub fn restart(&mut self, port: u16) {
         if let Some(n) = self.nodes.iter_mut().find(|n| n.port == port) {
-            n.spawn();
+            assert!(n.spawn(), "redis-server did not restart on port {port}");
         }
     }
 
