@@ -11,6 +11,8 @@ mod common;
 mod db;
 mod dbbuild;
 mod dbfile;
+mod dbinfo;
+mod dbrecords;
 mod filter;
 mod get;
 mod idb;
