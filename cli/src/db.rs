@@ -18,7 +18,9 @@ Examples:
   sst db scan  db/ --format jsonl                          the live view, in key order
   sst db scan  db/ --from user: --to user; --at-seq 1200   a range, as of sequence 1200
   sst db get   db/ user:42 user:43                         newest values (logs, then levels)
-  sst db records db/ --format jsonl                        every record of every file
+  sst db records db/ --format jsonl                        every record of every file, located to the byte
+  sst db scan  damaged/ --salvage                          read past damage (named on stderr); agrees
+                                                           with db records --salvage and db get --salvage
 
 The directory is read as it is: no LOCK taken (it works while LevelDB or Chrome holds it),
 nothing created, renamed, replayed or rewritten, no mtime touched.

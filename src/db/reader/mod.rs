@@ -131,7 +131,8 @@ fn list(dir: &Path) -> Result<Listing> {
     Ok((ours, other))
 }
 
-fn in_file(file: &str, e: Error) -> Error {
+/// `e`, naming `file` (unless it names one already).
+pub(crate) fn in_file(file: &str, e: Error) -> Error {
     match e {
         e @ Error::InFile { .. } => e,
         e => Error::InFile {
