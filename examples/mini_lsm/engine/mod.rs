@@ -98,16 +98,39 @@ pub type Listener = Arc<dyn Fn(&Event) + Send + Sync>;
 /// Background work, as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    /// The immutable memtable is being written to table `table`.
-    FlushStarted { table: u64 },
-    /// It is live at `level`.
-    FlushFinished { table: u64, level: usize },
+    /// The immutable memtable is being written to a table.
+    FlushStarted {
+        /// The table's file number.
+        table: u64,
+    },
+    /// The flushed table is live.
+    FlushFinished {
+        /// The table's file number.
+        table: u64,
+        /// The level it went to (0, or 1-2 when nothing there overlaps it).
+        level: usize,
+    },
     /// Tables of `level` and `level + 1` are being merged.
-    CompactionStarted { level: usize, inputs: usize },
+    CompactionStarted {
+        /// The upper input level.
+        level: usize,
+        /// Input tables, both levels.
+        inputs: usize,
+    },
     /// The merge is live at `level + 1`.
-    CompactionFinished { level: usize, outputs: usize },
+    CompactionFinished {
+        /// The upper input level.
+        level: usize,
+        /// Tables written.
+        outputs: usize,
+    },
     /// A table moved down a level without being rewritten.
-    TrivialMove { table: u64, level: usize },
+    TrivialMove {
+        /// The table's file number.
+        table: u64,
+        /// The level it is at now.
+        level: usize,
+    },
 }
 
 /// What the engine's mutex guards.
