@@ -15,10 +15,8 @@
 //!   for a user key at a snapshot.
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
 //!   [`raw`] for tools and tests.
-//! - Bloom filters on their own (not table filters; `docs/bloom.md`): [`CountingBloomFilter`]
-//!   (removals), [`ScalableBloomFilter`] (grows at a fixed false-positive target, saved to a
-//!   file atomically) and, with the `redis` feature, `RedisBloomFilter` (the scalable filter
-//!   shared by many processes through Redis).
+//! - Bloom filters on their own (counting, scalable, shared through Redis) are the workspace's
+//!   `sst-bloom` crate (`bloom/`, `docs/bloom.md`), so table users build no Redis client.
 //!
 //! ```
 //! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};
@@ -49,7 +47,6 @@ mod block;
 mod block_buf;
 mod block_builder;
 mod block_read;
-mod bloom;
 mod cache;
 mod coding;
 mod comparator;
@@ -84,9 +81,6 @@ pub mod salvage;
 pub mod v8value;
 
 pub use atomic_file::{write_atomically, AtomicFile};
-pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
-#[cfg(feature = "redis")]
-pub use bloom::{RedisAddSummary, RedisBloomFilter};
 pub use cache::{BlockCache, CachePolicy};
 pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::{Error, LayerInfo, RedisBloomFilter, ScalableBloomFilter, ScalableParams};
 use serde_json::{json, Value};
+use sst_bloom::{Error, LayerInfo, RedisBloomFilter, ScalableBloomFilter, ScalableParams};
 
 use crate::common::{self, CmdResult, Failure, LineReader, LinesFormat, EXIT_FAIL, EXIT_OK};
 
@@ -95,7 +95,9 @@ enum Store {
 impl Target {
     fn describe(&self, err: &Error) -> Failure {
         match (&self.file, &self.redis, &self.name) {
-            (Some(path), _, _) => Failure::error(common::describe(path, err)),
+            // An I/O error names the file itself.
+            (Some(_), _, _) if matches!(err, Error::Io { .. }) => Failure::error(err.to_string()),
+            (Some(path), _, _) => Failure::error(format!("{}: {err}", path.display())),
             (_, Some(url), Some(name)) => Failure::error(format!("bloom '{name}' at {url}: {err}")),
             _ => Failure::error(err.to_string()),
         }
@@ -113,7 +115,7 @@ impl Target {
 
     /// Errors when a flag given differs from the stored parameters.
     fn compare(&self, name: &str, stored: ScalableParams) -> Result<(), Error> {
-        let mismatch = |field, s: String, r: String| Error::BloomMismatch {
+        let mismatch = |field, s: String, r: String| Error::Mismatch {
             name: name.to_string(),
             field,
             stored: s,
@@ -170,7 +172,7 @@ impl Target {
                 self.compare(name, f.params())?;
                 Ok(Store::Redis(f))
             }
-            Err(Error::BloomNotFound { .. }) if create => Ok(Store::Redis(
+            Err(Error::NotFound { .. }) if create => Ok(Store::Redis(
                 RedisBloomFilter::create_or_open(url, name, self.params())?,
             )),
             Err(e) => Err(e),

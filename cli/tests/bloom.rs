@@ -1,7 +1,7 @@
 //! `sst bloom add|check|info` against a real `redis-server` started here on a free port, and
 //! on local files: the output contract, two processes adding at once, errors.
 
-#[path = "../../tests/redis_server/mod.rs"]
+#[path = "../../bloom/tests/redis_server/mod.rs"]
 mod redis_server;
 
 use std::io::Write;

@@ -35,11 +35,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use redis::{Connection, Script, Value};
 
-use super::format::{MAX_LAYERS, MAX_LAYER_FILL, REDIS_BITMAP_MAX_BITS, REDIS_FORMAT_VERSION};
-use super::redis_meta::{connect, failed, field, meta_key, INIT_LUA, RESERVE_LUA};
-use super::scalable::{compound_fp, LayerGeometry, LayerInfo, ScalableParams};
-use super::{layer_seed, KeyHash};
+mod meta;
+
 use crate::error::{Error, Result};
+use crate::format::{MAX_LAYERS, MAX_LAYER_FILL, REDIS_BITMAP_MAX_BITS, REDIS_FORMAT_VERSION};
+use crate::hash::{layer_seed, KeyHash};
+use crate::scalable::{compound_fp, LayerGeometry, LayerInfo, ScalableParams};
+use meta::{connect, failed, field, meta_key, INIT_LUA, RESERVE_LUA};
 
 /// What [`RedisBloomFilter::add`] did with a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,7 +93,7 @@ impl RedisBloomFilter {
     ///
     /// # Errors
     /// [`Error::Redis`] when the server cannot be reached or answers with an error;
-    /// [`Error::BloomMismatch`] when the filter exists with other parameters;
+    /// [`Error::Mismatch`] when the filter exists with other parameters;
     /// [`Error::InvalidArgument`] for invalid parameters.
     pub fn create_or_open(url: &str, name: &str, params: ScalableParams) -> Result<Self> {
         params.validate()?;
@@ -114,7 +116,7 @@ impl RedisBloomFilter {
             .map_err(failed("EVALSHA init"))?;
         let f = Self::from_stored(con, name, &stored)?;
         let mismatch = |field: &'static str, stored: String, requested: String| {
-            Err(Error::BloomMismatch {
+            Err(Error::Mismatch {
                 name: name.to_string(),
                 field,
                 stored,
@@ -155,7 +157,7 @@ impl RedisBloomFilter {
     /// Opens an existing filter `name`, with the parameters it was created with.
     ///
     /// # Errors
-    /// [`Error::BloomNotFound`] when there is none; [`Error::Redis`] as for
+    /// [`Error::NotFound`] when there is none; [`Error::Redis`] as for
     /// [`create_or_open`](Self::create_or_open).
     pub fn open(url: &str, name: &str) -> Result<Self> {
         let mut con = connect(url)?;
@@ -174,7 +176,7 @@ impl RedisBloomFilter {
             .query(&mut con)
             .map_err(failed("HMGET"))?;
         if stored.iter().all(Option::is_none) {
-            return Err(Error::BloomNotFound {
+            return Err(Error::NotFound {
                 name: name.to_string(),
             });
         }
@@ -185,7 +187,7 @@ impl RedisBloomFilter {
         let get = |i: usize| stored.get(i).cloned().flatten();
         let version: u32 = field(&get(0), "version", name)?;
         if version != REDIS_FORMAT_VERSION {
-            return Err(Error::BloomMismatch {
+            return Err(Error::Mismatch {
                 name: name.to_string(),
                 field: "format version",
                 stored: version.to_string(),
@@ -200,6 +202,7 @@ impl RedisBloomFilter {
         };
         let bad = |what: &str| Error::Redis {
             command: "HMGET".into(),
+            node: None,
             detail: format!("bloom filter '{name}': stored {what} is out of range"),
         };
         params.validate().map_err(|_| bad("parameters"))?;
@@ -315,7 +318,7 @@ impl RedisBloomFilter {
             .arg("layers")
             .query(&mut self.con)
             .map_err(failed("HGET"))?;
-        let layers = layers.ok_or_else(|| Error::BloomNotFound {
+        let layers = layers.ok_or_else(|| Error::NotFound {
             name: self.name.clone(),
         })?;
         self.layers = layers.clamp(1, MAX_LAYERS);
@@ -356,6 +359,7 @@ impl RedisBloomFilter {
             if passes > keys.len() as u64 + u64::from(MAX_LAYERS) + 1 {
                 return Err(Error::Redis {
                     command: "EVALSHA reserve".into(),
+                    node: None,
                     detail: "no room granted after repeated tries".into(),
                 });
             }

@@ -13,8 +13,8 @@
 //! Sizing is the plain filter's (`m` counters, `k` probes for the capacity and rate), so the
 //! false-positive rate is the plain filter's; memory is 4x.
 
-use super::format::COUNTER_MAX;
-use super::{sizing, KeyHash};
+use crate::format::COUNTER_MAX;
+use crate::hash::{sizing, KeyHash};
 
 /// A bloom filter with 4-bit saturating counters: [`add`](Self::add),
 /// [`remove`](Self::remove) and [`may_contain`](Self::may_contain).
@@ -27,7 +27,7 @@ use super::{sizing, KeyHash};
 /// from that too.
 ///
 /// ```
-/// use leveldb_table::CountingBloomFilter;
+/// use sst_bloom::CountingBloomFilter;
 ///
 /// let mut f = CountingBloomFilter::for_capacity(1000, 0.01);
 /// f.add(b"apple");
@@ -45,7 +45,7 @@ pub struct CountingBloomFilter {
 
 impl CountingBloomFilter {
     /// A filter for about `capacity` keys at `fp_rate` (clamped to `[1e-9, 0.5]`), sized as
-    /// [`BloomFilter::for_capacity`](crate::BloomFilter::for_capacity).
+    /// LevelDB's `BloomFilter::for_capacity` (the table crate's).
     pub fn for_capacity(capacity: u64, fp_rate: f64) -> Self {
         let (m, k) = sizing(capacity, fp_rate);
         CountingBloomFilter {

@@ -3,8 +3,8 @@
 #[path = "redis_server/mod.rs"]
 mod redis_server;
 
-use leveldb_table::{Error, RedisBloomFilter, ScalableParams};
 use redis_server::RedisServer;
+use sst_bloom::{Error, RedisBloomFilter, ScalableParams};
 
 fn keys(prefix: &str, range: std::ops::Range<u32>) -> Vec<Vec<u8>> {
     range
@@ -77,7 +77,7 @@ fn other_parameters_are_refused_and_missing_filters_reported() {
     RedisBloomFilter::create_or_open(&url, "p", params(1000, 0.01)).expect("same again");
     let e = RedisBloomFilter::create_or_open(&url, "p", params(2000, 0.01)).unwrap_err();
     assert!(
-        matches!(&e, Error::BloomMismatch { field: "capacity", stored, requested, .. }
+        matches!(&e, Error::Mismatch { field: "capacity", stored, requested, .. }
             if stored == "1000" && requested == "2000"),
         "{e}"
     );
@@ -85,7 +85,7 @@ fn other_parameters_are_refused_and_missing_filters_reported() {
     assert!(
         matches!(
             &e,
-            Error::BloomMismatch {
+            Error::Mismatch {
                 field: "fp_rate",
                 ..
             }
@@ -96,7 +96,7 @@ fn other_parameters_are_refused_and_missing_filters_reported() {
     assert_eq!(f.params(), params(1000, 0.01));
     let e = RedisBloomFilter::open(&url, "nothing").unwrap_err();
     assert!(
-        matches!(&e, Error::BloomNotFound { name } if name == "nothing"),
+        matches!(&e, Error::NotFound { name } if name == "nothing"),
         "{e}"
     );
 }
@@ -243,7 +243,7 @@ fn error_replies_and_damaged_metadata_are_errors_not_panics() {
         .unwrap();
     let e = RedisBloomFilter::open(&url, "str").unwrap_err();
     assert!(
-        matches!(&e, Error::Redis { command, detail } if command == "HMGET" && detail.contains("WRONGTYPE")),
+        matches!(&e, Error::Redis { command, detail, .. } if command == "HMGET" && detail.contains("WRONGTYPE")),
         "{e}"
     );
     let e = RedisBloomFilter::create_or_open(&url, "str", params(10, 0.01)).unwrap_err();
@@ -289,7 +289,7 @@ fn error_replies_and_damaged_metadata_are_errors_not_panics() {
         .unwrap();
     let e = f.check(&[b"other"]).unwrap_err();
     assert!(
-        matches!(&e, Error::BloomNotFound { name } if name == "wrong"),
+        matches!(&e, Error::NotFound { name } if name == "wrong"),
         "{e}"
     );
 }

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use leveldb_table::CountingBloomFilter;
 use proptest::prelude::*;
+use sst_bloom::CountingBloomFilter;
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -113,4 +113,27 @@ fn measured_fp_at_a_tenth_of_a_percent() {
         rate > 0.0004 && rate < 0.00125,
         "measured {rate} at a 0.1% target"
     );
+}
+
+/// The counting filter is sized exactly as the table crate's `BloomFilter::for_capacity` (the
+/// shared math of `hash.rs`): the same number of positions (up to the byte rounding) and k.
+#[test]
+fn sizing_matches_the_table_crates_bloom_filter() {
+    for &(n, eps) in &[
+        (1u64, 0.01),
+        (1000, 0.01),
+        (12345, 0.001),
+        (100, 0.3),
+        (7, 1e-12),
+    ] {
+        let table = leveldb_table::BloomFilter::for_capacity(n as usize, eps);
+        let ours = CountingBloomFilter::for_capacity(n, eps);
+        // for_capacity rounds the bit count up to whole bytes.
+        assert_eq!(
+            table.bits() as u64,
+            ours.counters().div_ceil(8) * 8,
+            "n={n} eps={eps}"
+        );
+        assert_eq!(u32::from(table.k()), ours.k(), "n={n} eps={eps}");
+    }
 }

@@ -3,16 +3,16 @@
 //! on a `redis-server` started here on a free loopback port; memory per key (`MEMORY USAGE`)
 //! against the math. Prints one JSON document (recorded in docs/bloom.md).
 //!
-//! `cargo run --release --features redis --example redis_bloom_bench`
+//! `cargo run --release -p sst-bloom --features redis --example redis_bloom_bench`
 
 #[path = "../tests/redis_server/mod.rs"]
 mod redis_server;
 
 use std::time::Instant;
 
-use leveldb_table::{RedisBloomFilter, ScalableParams};
 use redis_server::RedisServer;
 use serde_json::json;
+use sst_bloom::{RedisBloomFilter, ScalableParams};
 
 const KEYS: u64 = 200_000;
 /// The first layer's capacity: the run grows the filter to 4x it.

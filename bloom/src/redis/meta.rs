@@ -1,6 +1,6 @@
 //! The connection and the metadata hash of a [`RedisBloomFilter`](super::RedisBloomFilter):
 //! the Lua scripts that create it and hand out room in the newest layer, key naming, field
-//! parsing. The whole layout is drawn at the top of `redis.rs`.
+//! parsing. The whole layout is drawn at the top of `redis/mod.rs`.
 //!
 //! ```text
 //! bloom:{NAME}:meta  hash: version capacity fp_rate growth ratio seed bitmap_bits layers
@@ -51,6 +51,7 @@ const IO_TIMEOUT: Duration = Duration::from_secs(60);
 pub(super) fn failed(command: &str) -> impl FnOnce(RedisError) -> Error + '_ {
     move |e| Error::Redis {
         command: command.to_string(),
+        node: None,
         detail: e.to_string(),
     }
 }
@@ -81,6 +82,7 @@ pub(super) fn field<T: std::str::FromStr>(
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| Error::Redis {
             command: "HMGET".into(),
+            node: None,
             detail: format!("bloom filter '{name}': metadata field {what} is missing or bad"),
         })
 }
