@@ -12,6 +12,7 @@ use leveldb_table::raw::internal_key::ValueType;
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::decoding::Decoding;
 use crate::output::{self, OutFormat, RowsOut};
 
 const EXAMPLES: &str = "\
@@ -85,6 +86,8 @@ pub struct ScanArgs {
     /// --from/--to are hex; text output shows keys and values in hex.
     #[arg(long)]
     pub hex: bool,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,6 +110,8 @@ pub struct GetArgs {
     /// `{"key": hex, "found": bool, "value": hex, "seq": n}` (value and seq when found).
     #[arg(long, value_enum, default_value_t = OutFormat::Text)]
     pub format: OutFormat,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -120,6 +125,8 @@ pub struct RecordsArgs {
     /// Text output shows keys and values in hex.
     #[arg(long)]
     pub hex: bool,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -137,8 +144,11 @@ fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
         salvage: a.salvage,
         ..DbOptions::default()
     };
-    let db =
-        Db::open(&a.dir, opts).map_err(|e| Failure::error(format!("{}: {e}", a.dir.display())))?;
+    let db = Db::open(&a.dir, opts).map_err(|e| {
+        Failure::error(
+            crate::sqlite_note::not_leveldb(&a.dir).unwrap_or(format!("{}: {e}", a.dir.display())),
+        )
+    })?;
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
     }
@@ -152,11 +162,6 @@ fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
         )));
     }
     Ok(db)
-}
-
-/// Whether keys are shown decoded as IndexedDB keys (the database is ordered by `idb_cmp1`).
-fn is_idb(db: &Db) -> bool {
-    db.comparator_name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME
 }
 
 /// Exit code for a run that read everything asked: 1 if damage was skipped.
@@ -183,29 +188,13 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
 }
 
-fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool, idb: bool) {
-    push_key(line, key, hex, idb);
+fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool, dec: &Decoding) {
+    dec.push_key_text(line, key, hex);
     line.extend_from_slice(b" @ ");
     line.extend_from_slice(seq.to_string().as_bytes());
     line.extend_from_slice(b" => ");
-    push_value(line, key, value, hex, idb);
+    dec.push_value_text(line, key, value, hex);
     line.push(b'\n');
-}
-
-fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
-    if idb {
-        crate::idb::push_key_text(line, key, hex);
-    } else {
-        common::push_text(line, key, hex);
-    }
-}
-
-fn push_value(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool, idb: bool) {
-    if idb {
-        crate::idb::push_value_text(line, key, value, hex);
-    } else {
-        common::push_text(line, value, hex);
-    }
 }
 
 fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
@@ -223,12 +212,12 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
     let mut view = db
         .view_at(seq)
         .map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    match &from {
-        Some(f) => view.seek(f),
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    match from.clone().or_else(|| dec.start_key()) {
+        Some(f) => view.seek(&f),
         None => view.seek_to_first(),
     }
     let ucmp = db.internal_comparator().user_comparator().clone();
-    let idb = is_idb(&db);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
@@ -239,8 +228,13 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
         if to
             .as_deref()
             .is_some_and(|t| ucmp.compare(view.key(), t).is_ge())
+            || dec.past_end(view.key())
         {
             break;
+        }
+        if !dec.keep(view.key()) {
+            view.next();
+            continue;
         }
         line.clear();
         match a.format {
@@ -250,7 +244,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
                 view.value(),
                 view.sequence(),
                 a.hex,
-                idb,
+                &dec,
             ),
             OutFormat::Json | OutFormat::Jsonl => {
                 line.extend_from_slice(b"{\"key\":\"");
@@ -259,9 +253,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
                 common::push_hex(&mut line, view.value());
                 line.extend_from_slice(b"\",\"seq\":");
                 line.extend_from_slice(view.sequence().to_string().as_bytes());
-                if idb {
-                    crate::idb::push_json_field(&mut line, view.key(), Some(view.value()));
-                }
+                dec.push_json(&mut line, view.key(), Some(view.value()));
                 line.extend_from_slice(b"}\n");
             }
         }
@@ -314,7 +306,7 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         }
     }
     let db = open(&a.db, g)?;
-    let idb = is_idb(&db);
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let mut out = RowsOut::new(common::verdict_stdout(), a.format);
     let mut value = Vec::new();
@@ -327,9 +319,9 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         missing |= found.is_none();
         line.clear();
         match (a.format, found) {
-            (OutFormat::Text, Some(s)) => text_line(&mut line, k, &value, s, a.hex, idb),
+            (OutFormat::Text, Some(s)) => text_line(&mut line, k, &value, s, a.hex, &dec),
             (OutFormat::Text, None) => {
-                push_key(&mut line, k, a.hex, idb);
+                dec.push_key_text(&mut line, k, a.hex);
                 line.extend_from_slice(b": not found\n");
             }
             (_, f) => {
@@ -341,16 +333,12 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
                         common::push_hex(&mut line, &value);
                         line.extend_from_slice(b"\",\"seq\":");
                         line.extend_from_slice(s.to_string().as_bytes());
-                        if idb {
-                            crate::idb::push_json_field(&mut line, k, Some(&value));
-                        }
+                        dec.push_json(&mut line, k, Some(&value));
                         line.extend_from_slice(b"}\n");
                     }
                     None => {
                         line.extend_from_slice(b"\",\"found\":false");
-                        if idb {
-                            crate::idb::push_json_field(&mut line, k, None);
-                        }
+                        dec.push_json(&mut line, k, None);
                         line.extend_from_slice(b"}\n");
                     }
                 }
@@ -369,10 +357,10 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
 fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    let idb = is_idb(&db);
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
-    for r in &all {
+    for r in all.iter().filter(|r| dec.keep(&r.key)) {
         line.clear();
         let kind = match r.kind {
             ValueType::Value => "value",
@@ -380,7 +368,7 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
         };
         match a.format {
             OutFormat::Text => {
-                push_key(&mut line, &r.key, a.hex, idb);
+                dec.push_key_text(&mut line, &r.key, a.hex);
                 line.extend_from_slice(
                     format!(
                         " @ {} : {kind} [{}] {}:{} => ",
@@ -391,7 +379,7 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
                     )
                     .as_bytes(),
                 );
-                push_value(&mut line, &r.key, &r.value, a.hex, idb);
+                dec.push_value_text(&mut line, &r.key, &r.value, a.hex);
                 line.push(b'\n');
             }
             OutFormat::Json | OutFormat::Jsonl => {
@@ -409,9 +397,8 @@ fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
                 );
                 common::push_json_str(&mut line, &r.file);
                 line.extend_from_slice(format!(",\"offset\":{}", r.offset).as_bytes());
-                if idb {
-                    crate::idb::push_json_field(&mut line, &r.key, Some(&r.value));
-                }
+                let value = (r.kind == ValueType::Value).then_some(&r.value[..]);
+                dec.push_json(&mut line, &r.key, value);
                 line.extend_from_slice(b"}\n");
             }
         }

@@ -15,7 +15,8 @@
 //! `content/browser/indexed_db/instance/backing_store.cc` and `GetBlobFileNameForKey` in
 //! `file_path_util.cc`.) A value's Blob/File host objects are indexes into this list.
 
-use super::coding::{read_binary, read_byte, read_string, read_varint};
+use super::coding::{read_binary, read_byte, read_prefix, read_string, read_varint, KeyPrefix};
+use super::format::INDEX_BLOB;
 use crate::v8value::{ValueError, ValueErrorKind};
 
 /// What an external object is.
@@ -129,6 +130,21 @@ fn utf16be(b: &[u8]) -> String {
     String::from_utf16_lossy(&units)
 }
 
+/// The key of the blob entry of the record with key `record_key`: the same database, store
+/// and IDB key with index id 3. `None` if `record_key` has no prefix.
+pub fn blob_entry_key(record_key: &[u8]) -> Option<Vec<u8>> {
+    let mut rest = record_key;
+    let p = read_prefix(&mut rest)?;
+    let mut out = Vec::with_capacity(record_key.len());
+    KeyPrefix {
+        index: INDEX_BLOB,
+        ..p
+    }
+    .encode_into(&mut out);
+    out.extend_from_slice(rest);
+    Some(out)
+}
+
 /// Where a blob's bytes are, relative to the database's `.blob` directory:
 /// `<database id hex>/<second byte of the number, 2 hex digits>/<number hex>`.
 pub fn blob_file_path(database_id: i64, blob_number: i64) -> String {
@@ -180,6 +196,16 @@ mod tests {
             e.to_string(),
             "the bytes end inside a MIME type at offset 3 of the blob entry"
         );
+    }
+
+    #[test]
+    fn blob_entry_keys() {
+        // db 1, store 2, index 1, number key -> index 3, same key.
+        let rec = [0x00, 1, 2, 1, 3, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
+        let mut want = rec.to_vec();
+        want[3] = 3;
+        assert_eq!(blob_entry_key(&rec), Some(want));
+        assert_eq!(blob_entry_key(&[]), None);
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub use catalog::{decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, St
 pub use coding::{KeyPrefix, PrefixKind};
 pub use comparator::{is_well_formed, key_prefix, IdbComparator};
 pub use external::{
-    blob_dir_name, blob_file_path, decode_external_objects, ExternalKind, ExternalObject,
+    blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalKind,
+    ExternalObject,
 };
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
 pub use sqlite::{identify_sqlite, SqliteInfo};

@@ -118,14 +118,6 @@ pub enum Object<'a> {
     },
     /// An object Blink serialized (Blob, File, CryptoKey...).
     Host(HostObject<'a>),
-    /// Something only a live process holds (a SharedArrayBuffer, a transferred buffer or
-    /// WebAssembly object, a shared struct): what it is and its transfer id.
-    Transferred {
-        /// What it is.
-        kind: &'static str,
-        /// Its id in the transfer list.
-        id: u32,
-    },
 }
 
 /// A decoded serialization: the root value and the objects it reaches, by id.
@@ -169,7 +161,6 @@ impl Object<'_> {
             Object::View { kind, .. } => kind,
             Object::Error { name, .. } => name.0,
             Object::Host(h) => h.type_name(),
-            Object::Transferred { kind, .. } => kind,
         }
     }
 }
