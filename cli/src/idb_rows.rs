@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use leveldb_table::idb::{
     blob_entry_key, blob_file_path, decode_external_objects, decode_key, decode_record_value,
-    unwrap_value, DecodedKey, ExternalObject, KeyBody, Unwrapped,
+    unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
 };
 use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
 use serde_json::json;
@@ -121,6 +121,24 @@ impl Decoding<'_> {
                 .filter(|_| p.store != 0);
             if let Some(name) = store.and_then(|s| s.name.as_ref()) {
                 obj.insert("store_name".into(), json!(name));
+            }
+            // A value moved into a blob file: where the file is.
+            if let Some(Envelope::InBlob { index, .. }) =
+                value.and_then(decode_record_value).map(|r| r.envelope)
+            {
+                let path = self.externals(key).ok().and_then(|l| {
+                    let e = l.get(usize::try_from(index).ok()?)?;
+                    Some(
+                        self.blob_dir
+                            .as_ref()?
+                            .join(blob_file_path(p.database, e.blob_number)),
+                    )
+                });
+                if let (Some(path), Some(env)) =
+                    (path, obj.get_mut("value").and_then(|v| v.as_object_mut()))
+                {
+                    env.insert("path".into(), json!(path.to_string_lossy()));
+                }
             }
             if let KeyBody::IndexEntry { .. } = d.body {
                 if let Some(name) = store
