@@ -12,7 +12,8 @@ use leveldb_table::db::write_batch::WriteBatchReader;
 use leveldb_table::raw::internal_key::ValueType;
 use serde_json::{json, Value};
 
-use crate::common::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst log FILE`
@@ -182,11 +183,15 @@ fn physical_text(row: &Value) -> String {
     }
 }
 
-pub fn run_log(a: &LogArgs) -> CmdResult {
+pub fn run_log(g: &Global, a: &LogArgs) -> CmdResult {
     if a.physical {
         return run_physical(a);
     }
     let bytes = read(&a.file)?;
+    // IndexedDB keys (and values) decoded when the order is idb_cmp1: asked, or the
+    // MANIFEST of the log's directory names it.
+    let idb_asked = g.comparator == Some(crate::order::ComparatorArg::IdbCmp1);
+    let dec = Decoding::for_log(&a.file, idb_asked);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     let mut line = Vec::new();
@@ -245,10 +250,10 @@ pub fn run_log(a: &LogArgs) -> CmdResult {
                         )
                         .as_bytes(),
                     );
-                    common::push_text(&mut line, r.key, a.hex);
+                    dec.push_key_text(&mut line, r.key, a.hex);
                     if r.kind == ValueType::Value {
                         line.extend_from_slice(b" => ");
-                        common::push_text(&mut line, r.value, a.hex);
+                        dec.push_value_text(&mut line, r.key, r.value, a.hex);
                     }
                     line.push(b'\n');
                 }
@@ -263,7 +268,10 @@ pub fn run_log(a: &LogArgs) -> CmdResult {
                     common::push_hex(&mut line, r.key);
                     line.extend_from_slice(b"\",\"value\":\"");
                     common::push_hex(&mut line, r.value);
-                    line.extend_from_slice(b"\"}\n");
+                    line.push(b'"');
+                    let value = (r.kind == ValueType::Value).then_some(r.value);
+                    dec.push_json(&mut line, r.key, value);
+                    line.extend_from_slice(b"}\n");
                 }
             }
             out.write_all(&line)?;
