@@ -13,15 +13,20 @@ mod dbbuild;
 mod dbfile;
 mod dbinfo;
 mod dbrecords;
+mod decoding;
 mod filter;
 mod get;
 mod idb;
+mod idb_rows;
 mod order;
 mod output;
 mod refilter;
 mod salvage;
 mod scan;
+mod sqlite_note;
 mod stats;
+mod storage_rows;
+mod value_json;
 mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -167,7 +172,7 @@ fn main() {
         Command::Build(a) => build::run(&g, a),
         Command::Bloom(a) => bloom::run(a),
         Command::Db(a) => db::run(&g, a),
-        Command::Log(a) => dbfile::run_log(a),
+        Command::Log(a) => dbfile::run_log(&g, a),
         Command::Manifest(a) => dbfile::run_manifest(a),
         Command::Refilter(a) => refilter::run(&g, a),
     };
