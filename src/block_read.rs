@@ -1,6 +1,7 @@
 //! Reading one stored block: handle check, positioned read, trailer checksum, decompression
 //! (and the trailer a builder writes). Every block the crate reads, for gets, scans, the
-//! index, metaindex and filter, goes through [`read_block`] or [`decode_block`].
+//! index, metaindex and filter, goes through [`read_block`] or its two steps
+//! ([`StoredBlock`]: read and check, then decompress).
 //!
 //! ```text
 //! file: ... | block data (handle.size bytes) | type (1) | masked crc32c (4, LE) | ...
@@ -32,7 +33,7 @@ pub struct BlockContents {
     pub checksum_verified: bool,
 }
 
-/// How `read_block` treats a block.
+/// How [`read_block`] treats a block.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadBlockOptions {
     /// Compare the trailer's CRC with the stored bytes.
@@ -41,8 +42,9 @@ pub struct ReadBlockOptions {
     pub profile: CompressionProfile,
 }
 
-/// Reads the block at `handle`: checks the handle against `data_end` (the footer's offset)
-/// before reading, then the checksum (if asked), then decompresses.
+/// Reads the block at `handle` and decompresses it: [`StoredBlock::read`], then
+/// [`StoredBlock::decompress`]. The one way the crate reads a block; readers that take the
+/// steps apart (readahead, a partial decompression) take these two.
 ///
 /// # Errors
 /// A bad handle, an I/O error, a checksum mismatch, an unknown compression id or a block
@@ -54,162 +56,144 @@ pub fn read_block<R: RandomAccess + ?Sized>(
     data_end: u64,
     opts: ReadBlockOptions,
 ) -> Result<BlockContents> {
-    read_block_in(file, handle, kind, data_end, opts, None)
+    StoredBlock::read(file, handle, kind, data_end, opts)?.decompress()
 }
 
-/// [`read_block`] that decompresses into a buffer from `pool`, if given (the buffer goes
-/// back to the pool when the block is dropped).
-pub(crate) fn read_block_in<R: RandomAccess + ?Sized>(
-    file: &R,
-    handle: BlockHandle,
-    kind: BlockKind,
-    data_end: u64,
-    opts: ReadBlockOptions,
-    pool: Option<&Arc<BufferPool>>,
-) -> Result<BlockContents> {
-    let raw = read_raw(file, handle, kind, data_end)?;
-    decode_block_in(raw, handle, kind, opts, pool)
-}
-
-/// The block at `handle` as stored, trailer included, after the handle check.
-fn read_raw<R: RandomAccess + ?Sized>(
-    file: &R,
-    handle: BlockHandle,
-    kind: BlockKind,
-    data_end: u64,
-) -> Result<Bytes> {
-    check_handle(handle, kind, data_end)?;
-    // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
-    let n = handle.size as usize + BLOCK_TRAILER_LEN;
-    let raw = file
-        .read_at(handle.offset, n)
-        .map_err(|e| Error::io_at(e, kind, handle))?;
-    if raw.len() != n {
-        return Err(Error::TruncatedBlock {
-            kind,
-            handle,
-            got: raw.len(),
-        });
-    }
-    Ok(raw)
-}
-
-/// The block at `handle` as stored (without its trailer) and its compression id, the
-/// checksum compared if `verify_checksum`: for a reader that decompresses it its own way.
-///
-/// # Errors
-/// As [`read_block`], except for decompression.
-pub(crate) fn read_stored<R: RandomAccess + ?Sized>(
-    file: &R,
-    handle: BlockHandle,
-    kind: BlockKind,
-    data_end: u64,
-    verify_checksum: bool,
-) -> Result<(Bytes, u8)> {
-    let raw = read_raw(file, handle, kind, data_end)?;
-    let size = check_trailer(&raw, handle, kind, verify_checksum)?;
-    Ok((raw.slice(..size), raw[size]))
-}
-
-/// The uncompressed block from `stored` (a block as stored, compression id
-/// `compression`), decompressed into a buffer from `pool` when there is one.
-///
-/// # Errors
-/// An unknown compression id or a block that does not decompress.
-pub(crate) fn decompress_stored(
-    stored: Bytes,
-    compression: u8,
+/// A block as the file stores it (compressed or not), its trailer checked: the first step
+/// of [`read_block`].
+#[derive(Debug, Clone)]
+pub struct StoredBlock {
+    /// The stored bytes, without the trailer.
+    pub data: Bytes,
+    /// Compression id (the trailer's type byte).
+    pub compression: u8,
+    /// Whether the trailer's checksum was compared (and matched).
+    pub checksum_verified: bool,
     handle: BlockHandle,
     kind: BlockKind,
     profile: CompressionProfile,
-    pool: Option<&Arc<BufferPool>>,
-) -> Result<Bytes> {
-    if compression == COMPRESSION_NONE {
-        return Ok(stored);
-    }
-    let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
-    let out =
-        compress::decompress_reusing(compression, &stored, profile, spare).map_err(|reason| {
-            Error::Decompress {
-                kind,
-                handle,
-                compression,
-                reason,
-            }
-        })?;
-    Ok(match pool {
-        Some(p) => p.bytes(out),
-        None => out.into_bytes(),
-    })
 }
 
-/// Checks `raw` = stored block + trailer (its length, and its checksum if `verify`);
-/// returns the stored block's length.
-fn check_trailer(raw: &[u8], handle: BlockHandle, kind: BlockKind, verify: bool) -> Result<usize> {
-    let size = raw.len().saturating_sub(BLOCK_TRAILER_LEN);
-    if raw.len() < BLOCK_TRAILER_LEN {
-        return Err(Error::TruncatedBlock {
-            kind,
-            handle,
-            got: raw.len(),
-        });
-    }
-    if verify {
-        // The checksum first: it streams through the block from its start, so the trailer
-        // is in the CPU cache when it is read (reading the type byte first costs a cache miss
-        // at the block's far end before the stream starts).
-        // Every line requested together first: the checksum's reads are sequential.
-        crate::block::touch_lines(raw);
-        let actual = crc32c::value(&raw[..size + 1]);
-        let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
-        if expected != actual {
-            return Err(Error::ChecksumMismatch {
+impl StoredBlock {
+    /// Reads the block at `handle`: checks the handle against `data_end` (the footer's
+    /// offset) before reading, then the trailer, and the checksum if `opts` asks.
+    ///
+    /// # Errors
+    /// A bad handle, an I/O error, a short read or a checksum mismatch.
+    pub fn read<R: RandomAccess + ?Sized>(
+        file: &R,
+        handle: BlockHandle,
+        kind: BlockKind,
+        data_end: u64,
+        opts: ReadBlockOptions,
+    ) -> Result<StoredBlock> {
+        check_handle(handle, kind, data_end)?;
+        // ok: check_handle proved offset + size + 5 fits in u64 and in the file.
+        let n = handle.size as usize + BLOCK_TRAILER_LEN;
+        let raw = file
+            .read_at(handle.offset, n)
+            .map_err(|e| Error::io_at(e, kind, handle))?;
+        if raw.len() != n {
+            return Err(Error::TruncatedBlock {
                 kind,
                 handle,
-                expected,
-                actual,
+                got: raw.len(),
             });
         }
+        StoredBlock::from_raw(raw, handle, kind, opts)
     }
-    Ok(size)
-}
 
-/// Checks and decompresses `raw` = stored block + 5-byte trailer, read from `handle`.
-///
-/// # Errors
-/// As [`read_block`], except for the handle and I/O checks.
-pub fn decode_block(
-    raw: Bytes,
-    handle: BlockHandle,
-    kind: BlockKind,
-    opts: ReadBlockOptions,
-) -> Result<BlockContents> {
-    decode_block_in(raw, handle, kind, opts, None)
-}
+    /// The block in `raw` (the stored block and its 5-byte trailer, read from `handle` some
+    /// other way): checks the trailer, and the checksum if `opts` asks.
+    ///
+    /// # Errors
+    /// A trailer that is cut short or a checksum mismatch.
+    pub fn from_raw(
+        raw: Bytes,
+        handle: BlockHandle,
+        kind: BlockKind,
+        opts: ReadBlockOptions,
+    ) -> Result<StoredBlock> {
+        let Some(size) = raw.len().checked_sub(BLOCK_TRAILER_LEN) else {
+            return Err(Error::TruncatedBlock {
+                kind,
+                handle,
+                got: raw.len(),
+            });
+        };
+        if opts.verify_checksum {
+            // The checksum first: it streams through the block from its start, so the
+            // trailer is in the CPU cache when it is read (reading the type byte first
+            // costs a cache miss at the block's far end before the stream starts). Every
+            // line requested together first: the checksum's reads are sequential.
+            crate::block::touch_lines(&raw);
+            let actual = crc32c::value(&raw[..size + 1]);
+            let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
+            if expected != actual {
+                return Err(Error::ChecksumMismatch {
+                    kind,
+                    handle,
+                    expected,
+                    actual,
+                });
+            }
+        }
+        Ok(StoredBlock {
+            compression: raw[size],
+            data: raw.slice(..size),
+            checksum_verified: opts.verify_checksum,
+            handle,
+            kind,
+            profile: opts.profile,
+        })
+    }
 
-/// [`decode_block`], decompressing into a buffer from `pool` when there is one.
-pub(crate) fn decode_block_in(
-    raw: Bytes,
-    handle: BlockHandle,
-    kind: BlockKind,
-    opts: ReadBlockOptions,
-    pool: Option<&Arc<BufferPool>>,
-) -> Result<BlockContents> {
-    let size = check_trailer(&raw, handle, kind, opts.verify_checksum)?;
-    let compression = raw[size];
-    let data = decompress_stored(
-        raw.slice(..size),
-        compression,
-        handle,
-        kind,
-        opts.profile,
-        pool,
-    )?;
-    Ok(BlockContents {
-        data,
-        compression,
-        checksum_verified: opts.verify_checksum,
-    })
+    /// The uncompressed block: the second step of [`read_block`].
+    ///
+    /// # Errors
+    /// An unknown compression id or a block that does not decompress.
+    pub fn decompress(self) -> Result<BlockContents> {
+        self.decompress_in(None)
+    }
+
+    /// [`decompress`](Self::decompress) into a buffer from `pool` when there is one (it goes
+    /// back to the pool when the block is dropped).
+    pub(crate) fn decompress_in(self, pool: Option<&Arc<BufferPool>>) -> Result<BlockContents> {
+        let StoredBlock {
+            data,
+            compression,
+            checksum_verified,
+            handle,
+            kind,
+            profile,
+        } = self;
+        if compression == COMPRESSION_NONE {
+            return Ok(BlockContents {
+                data,
+                compression,
+                checksum_verified,
+            });
+        }
+        let spare = |len| pool.map(|p| p.take(len)).unwrap_or_default();
+        let out =
+            compress::decompress_reusing(compression, &data, profile, spare).map_err(|reason| {
+                Error::Decompress {
+                    kind,
+                    handle,
+                    compression,
+                    reason,
+                }
+            })?;
+        let data = match pool {
+            Some(p) => p.bytes(out),
+            None => out.into_bytes(),
+        };
+        Ok(BlockContents {
+            data,
+            compression,
+            checksum_verified,
+        })
+    }
 }
 
 /// Builds the 5-byte trailer for `block` stored with compression id `compression`.

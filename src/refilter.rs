@@ -22,7 +22,7 @@ use bytes::Bytes;
 
 use crate::block::Block;
 use crate::block_builder::BlockBuilder;
-use crate::block_read::{self, ReadBlockOptions};
+use crate::block_read::{ReadBlockOptions, StoredBlock};
 use crate::compress::CompressionProfile;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::FilterPolicy;
@@ -283,7 +283,7 @@ impl ChunkKeys {
             verify_checksum: true,
             profile,
         };
-        let c = block_read::decode_block_in(raw, handle, BlockKind::Data, rb, None)?;
+        let c = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb)?.decompress()?;
         let block = Block::new(c.data, BlockKind::Data, handle)?;
         let data = block.data();
         // The previous key of this block (empty before the first).

@@ -30,7 +30,7 @@
 use bytes::Bytes;
 
 use crate::block::Block;
-use crate::block_read::{self, ReadBlockOptions};
+use crate::block_read::{ReadBlockOptions, StoredBlock};
 use crate::comparator::{BytewiseComparator, Comparator};
 use crate::compress::CompressionProfile;
 use crate::crc32c;
@@ -281,7 +281,9 @@ fn block_at(
             size: (e - s) as u64,
         };
         let raw = Bytes::copy_from_slice(&file[s..e + BLOCK_TRAILER_LEN]);
-        if let Ok(c) = block_read::decode_block(raw, handle, BlockKind::Data, rb) {
+        if let Ok(c) = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb)
+            .and_then(StoredBlock::decompress)
+        {
             let block = Block::new(c.data.clone(), BlockKind::Data, handle).ok();
             if block.is_some() || looks_like_filter_block(&c.data) {
                 found = Some(Found {

@@ -52,6 +52,14 @@ pub(crate) struct RestartHints {
     at: [u32; RESTART_HINTS + 1],
 }
 
+/// Where a point lookup's search of a block starts ([`Block::seek`]).
+enum Interval {
+    /// Walk the entries from this restart point's offset; the interval ends at the second.
+    Entries(usize, usize),
+    /// Binary-search the restart points `lo..=hi`.
+    Restarts(u32, u32),
+}
+
 /// Where one entry's parts are in a block's bytes.
 pub(crate) struct RawEntry {
     /// Bytes shared with the previous key.
@@ -280,7 +288,7 @@ impl Block {
 
     /// Finds the first entry whose key is `>= target`, rebuilding its key into `key`.
     /// Returns the value's byte range, or `None` if every key is smaller.
-    /// The fast path of a point lookup: no iterator, no allocation beyond `key`'s growth.
+    /// The search of a point lookup: no iterator, no allocation beyond `key`'s growth.
     ///
     /// # Errors
     /// [`Error::BadEntry`] if an entry on the way does not decode.
@@ -290,39 +298,57 @@ impl Block {
         target: &[u8],
         key: &mut Vec<u8>,
     ) -> Result<Option<std::ops::Range<usize>>> {
-        if self.num_restarts == 0 {
-            return Ok(None);
-        }
-        let start = self.find_restart(cmp, target)?;
-        let p = self.restart_point(start);
-        // The walk below stays within this restart interval unless the target is past it:
-        // load its lines together rather than one entry (one miss) at a time.
-        let end = if start + 1 < self.num_restarts {
-            self.restart_point(start + 1)
-        } else {
-            self.restarts
-        };
-        self.walk_to(cmp, target, p, end, key)
+        self.seek(cmp, target, None, key)
     }
 
-    /// [`seek_value_range`](Self::seek_value_range) with the restart interval chosen from
-    /// `hints` (built by [`restart_hints`](Self::restart_hints) with the same prefix map
-    /// that gave `tp` for `target`): the block's restart array and restart keys are loaded
-    /// only for restart keys whose prefix equals the target's. Starting at an earlier restart
-    /// point than needed is always correct (the walk goes on past its interval), so the
-    /// hints only have to be right about never starting too late: a restart point is skipped
-    /// only when its key is known to be below the target.
+    /// [`seek_value_range`](Self::seek_value_range), with the restart interval chosen from
+    /// `hints` when given: the block's [`RestartHints`] and `target`'s prefix by the same
+    /// prefix map that built them. With hints, the block's restart array and restart keys
+    /// are loaded only for restart keys whose prefix equals the target's. Starting at an
+    /// earlier restart point than needed is always correct (the walk goes on past its
+    /// interval), so the hints only have to be right about never starting too late: a
+    /// restart point is skipped only when its key is known to be below the target.
     ///
     /// # Errors
     /// As [`seek_value_range`](Self::seek_value_range).
-    pub(crate) fn seek_value_range_hinted(
+    #[inline]
+    pub(crate) fn seek(
+        &self,
+        cmp: &dyn Comparator,
+        target: &[u8],
+        hints: Option<(&RestartHints, u64)>,
+        key: &mut Vec<u8>,
+    ) -> Result<Option<std::ops::Range<usize>>> {
+        if self.num_restarts == 0 {
+            return Ok(None);
+        }
+        let (lo, hi) = match hints {
+            None => (0, self.num_restarts - 1),
+            Some((hints, tp)) => match self.hinted_interval(cmp, target, tp, hints)? {
+                Interval::Entries(p, end) => return self.walk_to(cmp, target, p, end, key),
+                Interval::Restarts(lo, hi) => (lo, hi),
+            },
+        };
+        let r = self.find_restart_in(cmp, target, lo, hi)?;
+        // The walk below stays within this restart interval unless the target is past it:
+        // load its lines together rather than one entry (one miss) at a time.
+        let end = if r + 1 < self.num_restarts {
+            self.restart_point(r + 1)
+        } else {
+            self.restarts
+        };
+        self.walk_to(cmp, target, self.restart_point(r), end, key)
+    }
+
+    /// Where `hints` place `target` (prefix `tp`): the entries of one restart interval, or
+    /// (for sampled hints) the restart points between two samples.
+    fn hinted_interval(
         &self,
         cmp: &dyn Comparator,
         target: &[u8],
         tp: u64,
         hints: &RestartHints,
-        key: &mut Vec<u8>,
-    ) -> Result<Option<std::ops::Range<usize>>> {
+    ) -> Result<Interval> {
         let n = usize::from(hints.n);
         // Prefixes are a monotone map of keys: a smaller prefix means a smaller key.
         let below = hints.prefixes[..n].iter().take_while(|&&p| p < tp).count();
@@ -347,19 +373,13 @@ impl Block {
             }
             start = i;
         }
-        if !hints.sampled {
-            let (p, end) = (hints.at[start], hints.at[start + 1]);
-            return self.walk_to(cmp, target, p as usize, end as usize, key);
-        }
-        // The target's restart point lies between this sample and the next.
         let (lo, hi) = (hints.at[start], hints.at[start + 1]);
-        let r = self.find_restart_in(cmp, target, lo, hi.saturating_sub(1).max(lo))?;
-        let end = if r + 1 < self.num_restarts {
-            self.restart_point(r + 1)
+        Ok(if hints.sampled {
+            // The target's restart point lies between this sample and the next.
+            Interval::Restarts(lo, hi.saturating_sub(1).max(lo))
         } else {
-            self.restarts
-        };
-        self.walk_to(cmp, target, self.restart_point(r), end, key)
+            Interval::Entries(lo as usize, hi as usize)
+        })
     }
 
     /// Up to [`RESTART_HINTS`] restart points (all of them, or an even sample) with `prefix`
@@ -450,14 +470,9 @@ impl Block {
         Ok(None)
     }
 
-    /// Binary search over the restart points for the last one whose key is `< target`
-    /// (or 0). Restart entries must have `shared == 0`.
-    fn find_restart(&self, cmp: &dyn Comparator, target: &[u8]) -> Result<u32> {
-        self.find_restart_in(cmp, target, 0, self.num_restarts - 1)
-    }
-
-    /// [`find_restart`](Self::find_restart) among the restart points `left..=right` (the
-    /// answer is `left` if no key there is below `target`; `right < num_restarts`).
+    /// Binary search over the restart points `left..=right` (`right < num_restarts`) for the
+    /// last one whose key is `< target`, or `left` if none is. Restart entries must have
+    /// `shared == 0`.
     fn find_restart_in(
         &self,
         cmp: &dyn Comparator,

@@ -5,7 +5,8 @@
 //! first lookup: "filter.<name>" -> filter block (kept in memory), index decoded for search
 //! get:   index.seek(key) -> data-block handle
 //!        -> filter.key_may_match(handle.offset, key)?   no: not found, no block read
-//!        -> block cache or read_block -> block.seek(key)
+//!        -> the block (record, in place, past the cache, cache or file) -> block.seek(key)
+//!        (one pipeline for plain and database tables: lookup.rs)
 //! ```
 //!
 //! Tables written by a LevelDB database hold internal keys; [`TableReader`] detects them (or is
@@ -21,8 +22,8 @@ use std::sync::{Arc, OnceLock, RwLock, Weak};
 use bytes::Bytes;
 
 use crate::block::{Block, BlockOutline, RestartHints};
-use crate::block_read::{self, BlockContents, ReadBlockOptions};
-use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
+use crate::block_read::{self, BlockContents, ReadBlockOptions, StoredBlock};
+use crate::cache::{BlockCache, CachedBlock, SlotOwner};
 use crate::comparator::{BytewiseComparator, Comparator};
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
@@ -378,6 +379,24 @@ impl<R: RandomAccess> TableReader<R> {
         &self.file
     }
 
+    /// The block at `handle` as stored (compressed or not), read past the cache, its
+    /// trailer checked, and its checksum if `verify`.
+    ///
+    /// # Errors
+    /// As [`StoredBlock::read`].
+    pub(crate) fn stored_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+    ) -> Result<StoredBlock> {
+        let rb = ReadBlockOptions {
+            verify_checksum: verify,
+            profile: self.profile,
+        };
+        StoredBlock::read(&self.file, handle, kind, self.data_end(), rb)
+    }
+
     /// Reads and checks any block of the table, bypassing the cache.
     ///
     /// # Errors
@@ -388,11 +407,8 @@ impl<R: RandomAccess> TableReader<R> {
         kind: BlockKind,
         verify_checksum: bool,
     ) -> Result<BlockContents> {
-        let rb = ReadBlockOptions {
-            verify_checksum,
-            profile: self.profile,
-        };
-        block_read::read_block(&self.file, handle, kind, self.data_end(), rb)
+        self.stored_block(handle, kind, verify_checksum)?
+            .decompress()
     }
 
     /// The data block at `handle`, from the cache or the file.
@@ -464,14 +480,6 @@ impl<R: RandomAccess> TableReader<R> {
             None => Ok(out),
         }
     }
-
-    /// A shared, zero-copy view of a cached or freshly read data block's bytes.
-    ///
-    /// # Errors
-    /// As [`read_data_block`](Self::read_data_block).
-    pub fn data_block_bytes(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Bytes> {
-        Ok(self.read_data_block(handle, opts)?.data().clone())
-    }
 }
 
 mod lookup;
@@ -479,6 +487,7 @@ mod metaindex;
 mod partial;
 mod records;
 
+use lookup::BlockView;
 pub(crate) use metaindex::Readahead;
 use metaindex::{check_not_rocksdb, list_too_long, read_metaindex, LIST_ENTRY_BYTES};
 use records::*;
