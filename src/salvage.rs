@@ -30,15 +30,15 @@
 use bytes::Bytes;
 
 use crate::block::Block;
-use crate::block_read::{ReadBlockOptions, StoredBlock};
-use crate::comparator::{BytewiseComparator, Comparator};
 use crate::compress::CompressionProfile;
-use crate::crc32c;
 use crate::error::{BlockKind, Error};
+use crate::format::stored_block::{ReadBlockOptions, StoredBlock};
 use crate::format::{self, BlockHandle, BLOCK_TRAILER_LEN};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::table::TableReader;
+use crate::util::comparator::{BytewiseComparator, Comparator};
+use crate::util::crc32c;
 
 /// How far past a damaged stretch [`salvage_bytes`] tries block starts (bytes).
 pub const RESYNC_WINDOW: usize = 1 << 20;

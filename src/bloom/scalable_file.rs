@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::format::{MAX_LAYERS, SCALABLE_FILE_MAGIC, SCALABLE_FILE_VERSION};
 use super::scalable::{Layer, ScalableBloomFilter, ScalableParams};
-use crate::coding::{get_fixed32, get_fixed64, put_fixed32, put_fixed64};
-use crate::crc32c;
 use crate::error::{Error, Result};
+use crate::util::coding::{get_fixed32, get_fixed64, put_fixed32, put_fixed64};
+use crate::util::crc32c;
 
 /// Reads fields from the front of the file, tracking the offset for errors.
 struct Reader<'a> {
@@ -107,7 +107,7 @@ impl ScalableBloomFilter {
                 reason: "bad magic (not an sst bloom filter file)",
             });
         }
-        let stored = crc32c::unmask(crate::coding::decode_fixed32(crc));
+        let stored = crc32c::unmask(crate::util::coding::decode_fixed32(crc));
         if stored != crc32c::value(body) {
             return Err(Error::BadBloomFile {
                 offset: body_len as u64,

@@ -16,17 +16,17 @@
 //! leaves, whichever the policy.
 
 mod clock;
-mod pool;
 mod quick;
+pub(crate) mod sketch;
 
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::block::{Block, RestartHints};
-use crate::search_dir::BlockDir;
+use crate::search::block_dir::BlockDir;
 
-pub(crate) use pool::BufferPool;
+use crate::compress::BufferPool;
 
 /// What the cache holds for one block.
 pub(crate) struct CachedBlock {

@@ -9,15 +9,15 @@
 
 use std::cmp::Ordering;
 
-use crate::comparator::Comparator;
 use crate::db::memtable::MemTable;
 use crate::db::version::FileMeta;
 use crate::error::{Error, Result};
 use crate::internal_key::InternalKeyComparator;
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
+use crate::table::iter::TableIter;
 use crate::table::TableReader;
-use crate::table_iter::TableIter;
+use crate::util::comparator::Comparator;
 
 /// How a database's tables are read: the file with `pread`, or a memory map
 /// ([`crate::db::Db::open_mmap`]).

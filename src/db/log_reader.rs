@@ -15,11 +15,11 @@
 
 use std::borrow::Cow;
 
-use crate::crc32c;
 use crate::db::format::{
     LOG_BLOCK_SIZE, LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE, LOG_ZERO_TYPE,
 };
 use crate::error::Error;
+use crate::util::crc32c;
 
 /// One item of a log: a logical record, or damage.
 #[derive(Debug)]

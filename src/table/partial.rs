@@ -8,8 +8,8 @@
 
 use super::*;
 use crate::block::OutlineError;
+use crate::compress::snappy_prefix::SnappyPrefix;
 use crate::compress::MAX_BLOCK_BYTES;
-use crate::snappy_prefix::SnappyPrefix;
 
 thread_local! {
     /// Where outlined blocks are decoded: reused, so that it stays in the CPU cache.
@@ -62,7 +62,7 @@ impl<R: RandomAccess> TableReader<R> {
                 .checked_add(n + format::BLOCK_TRAILER_LEN)
                 .and_then(|end| mem.get(at..end))
             {
-                crate::os::prefetch_lines(b);
+                crate::util::os::prefetch_lines(b);
             }
         }
         let weight = outline.map_or(handle.size, |o| u64::from(o.len()));

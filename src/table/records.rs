@@ -130,6 +130,64 @@ pub(super) struct InPlace {
 }
 
 impl<R: RandomAccess> TableReader<R> {
+    /// The block at `handle` as stored (compressed or not), read past the cache, its
+    /// trailer checked, and its checksum if `verify`.
+    ///
+    /// # Errors
+    /// As [`StoredBlock::read`].
+    pub(crate) fn stored_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+    ) -> Result<StoredBlock> {
+        let rb = ReadBlockOptions {
+            verify_checksum: verify,
+            profile: self.profile,
+        };
+        StoredBlock::read(&self.file, handle, kind, self.data_end(), rb)
+    }
+
+    /// Reads and checks any block of the table, bypassing the cache.
+    ///
+    /// # Errors
+    /// As [`block_read::read_block`].
+    pub fn read_block_contents(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify_checksum: bool,
+    ) -> Result<BlockContents> {
+        self.stored_block(handle, kind, verify_checksum)?
+            .decompress()
+    }
+
+    /// The data block at `handle`, from the cache or the file.
+    ///
+    /// Only blocks whose checksum was verified are put into the cache, so a cached block
+    /// is always a verified block.
+    ///
+    /// # Errors
+    /// As [`block_read::read_block`] and [`Block::new`].
+    pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
+        self.read_data_block_ra(handle, opts, None)
+    }
+
+    /// [`read_data_block`](Self::read_data_block), serving file reads from `readahead` (and
+    /// refilling it with one large read) when given: a forward scan then costs one read per
+    /// window instead of one per block.
+    pub(crate) fn read_data_block_ra(
+        &self,
+        handle: BlockHandle,
+        opts: ReadOptions,
+        readahead: Option<&mut Readahead>,
+    ) -> Result<Block> {
+        Ok(self
+            .load_data_block(handle, opts, readahead, false, true, None)?
+            .block
+            .clone())
+    }
+
     /// The data block at `handle` as the cache holds it (with its search directory when it
     /// has one), from the cache or the file. Blocks read from a zero-copy source are used
     /// where they are, never through readahead. `for_lookup`: a point lookup reads the
@@ -338,7 +396,7 @@ impl<R: RandomAccess> TableReader<R> {
                 // in 4 KiB pages nearly every lookup would also miss the TLB. Advised before
                 // the first write, so the pages are huge from the start.
                 #[cfg(target_os = "linux")]
-                crate::os::advise_huge_pages(records.spare_capacity_mut());
+                crate::util::os::advise_huge_pages(records.spare_capacity_mut());
                 records.extend((0..index.len()).map(|i| {
                     // ok: i < index.len().
                     let handle = index.handle(i).unwrap_or_default();

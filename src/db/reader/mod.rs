@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::BlockCache;
-use crate::comparator::{BytewiseComparator, Comparator};
 use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableSource};
 use crate::db::filename::{self, FileKind};
 use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
@@ -33,6 +32,7 @@ use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::LookupKind;
+use crate::util::comparator::{BytewiseComparator, Comparator};
 
 /// How a database is opened.
 #[derive(Clone)]

@@ -4,13 +4,13 @@
 use std::cmp::Ordering;
 
 use crate::block::Block;
-use crate::block_read::StoredBlock;
-use crate::comparator::BytewiseComparator;
 use crate::error::{BlockKind, Error};
+use crate::format::stored_block::StoredBlock;
 use crate::format::BlockHandle;
 use crate::internal_key;
 use crate::io::RandomAccess;
 use crate::table::{FilterStatus, TableReader};
+use crate::util::comparator::BytewiseComparator;
 
 /// Most problems a report keeps (later ones are only counted).
 const MAX_PROBLEMS: usize = 1000;

@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use crate::cache::BufferPool;
-use crate::coding;
+use crate::compress::BufferPool;
 use crate::compress::{self, CompressionProfile};
-use crate::crc32c;
 use crate::error::{BlockKind, Error, Result};
+use crate::format::footer::check_handle;
 use crate::format::{BlockHandle, BLOCK_TRAILER_LEN, COMPRESSION_NONE};
-use crate::format_decode::check_handle;
 use crate::io::RandomAccess;
+use crate::util::coding;
+use crate::util::crc32c;
 
 /// A block's bytes as read from the file, after checksum and decompression.
 #[derive(Debug, Clone)]
