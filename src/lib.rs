@@ -15,10 +15,8 @@
 //!   for a user key at a snapshot.
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
 //!   [`raw`] for tools and tests.
-//! - Bloom filters on their own (not table filters; `docs/bloom.md`): [`CountingBloomFilter`]
-//!   (removals), [`ScalableBloomFilter`] (grows at a fixed false-positive target, saved to a
-//!   file atomically) and, with the `redis` feature, `RedisBloomFilter` (the scalable filter
-//!   shared by many processes through Redis).
+//! - Bloom filters on their own (counting, scalable, shared through Redis) are the workspace's
+//!   `sst-bloom` crate (`bloom/`, `docs/bloom.md`), so table users build no Redis client.
 //!
 //! ```
 //! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};
@@ -45,7 +43,6 @@
 #![warn(missing_docs)]
 
 mod block;
-mod bloom;
 mod cache;
 mod compress;
 mod error;
@@ -63,9 +60,6 @@ pub mod db;
 pub mod idb;
 pub mod salvage;
 
-pub use bloom::{CountingBloomFilter, LayerInfo, ScalableBloomFilter, ScalableParams};
-#[cfg(feature = "redis")]
-pub use bloom::{RedisAddSummary, RedisBloomFilter};
 pub use cache::{BlockCache, CachePolicy};
 pub use compress::{Compression, CompressionProfile, DecompressError};
 pub use error::{BlockKind, Error, Result, RocksDbFormat};

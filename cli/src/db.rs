@@ -6,13 +6,11 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use leveldb_table::db::records::records;
-use leveldb_table::db::{Db, DbOptions};
-use leveldb_table::raw::internal_key::ValueType;
-use serde_json::{json, Value};
+use leveldb_table::db::{builtin_comparator, Db, DbOptions};
+use leveldb_table::LookupKind;
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
-use crate::output::{self, OutFormat, RowsOut};
+use crate::output::{OutFormat, RowsOut};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -20,7 +18,9 @@ Examples:
   sst db scan  db/ --format jsonl                          the live view, in key order
   sst db scan  db/ --from user: --to user; --at-seq 1200   a range, as of sequence 1200
   sst db get   db/ user:42 user:43                         newest values (logs, then levels)
-  sst db records db/ --format jsonl                        every record of every file
+  sst db records db/ --format jsonl                        every record of every file, located to the byte
+  sst db scan  damaged/ --salvage                          read past damage (named on stderr); agrees
+                                                           with db records --salvage and db get --salvage
 
 The directory is read as it is: no LOCK taken (it works while LevelDB or Chrome holds it),
 nothing created, renamed, replayed or rewritten, no mtime touched.
@@ -35,9 +35,9 @@ pub enum Command {
     /// Look user keys up: the memtable (logs), then level 0 newest first, then levels 1-6.
     Get(GetArgs),
     /// Every record of every table and log, with file, offset, sequence and status.
-    Records(RecordsArgs),
+    Records(crate::dbrecords::RecordsArgs),
     /// What the MANIFEST says: comparator, numbers, sequences, tables per level, logs.
-    Info(InfoArgs),
+    Info(crate::dbinfo::InfoArgs),
     /// Write a new database directory from sorted entries (a bulk load LevelDB opens
     /// without compacting).
     Build(crate::dbbuild::Args),
@@ -56,8 +56,10 @@ pub struct Args {
 pub struct DbArgs {
     /// The database directory.
     pub dir: PathBuf,
-    /// Skip damaged log records and missing tables, and read every table and log when the
-    /// MANIFEST is missing or damaged; each skip is reported on stderr (exit 1).
+    /// Skip damaged log records, damaged table blocks and missing tables, and read every
+    /// table and log when the MANIFEST is missing or damaged (the order and the last
+    /// sequence then taken from the keys); each skip is reported on stderr (exit 1). Scan,
+    /// get and records skip the same damage and agree.
     #[arg(long)]
     pub salvage: bool,
 }
@@ -109,63 +111,62 @@ pub struct GetArgs {
     pub format: OutFormat,
 }
 
-#[derive(clap::Args, Debug)]
-pub struct RecordsArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Output format: text, json or jsonl `{"key", "value", "seq", "kind", "status",
-    /// "file", "offset"}` (key and value hex).
-    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-    pub format: OutFormat,
-    /// Text output shows keys and values in hex.
-    #[arg(long)]
-    pub hex: bool,
-}
-
-#[derive(clap::Args, Debug)]
-pub struct InfoArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-    pub format: OutFormat,
-}
-
-fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
+/// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
+/// of what opening noticed or skipped.
+pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
     let opts = DbOptions {
         verify_checksums: g.verify,
         salvage: a.salvage,
+        order: g.comparator.and_then(|c| builtin_comparator(c.name())),
         ..DbOptions::default()
     };
-    let db =
-        Db::open(&a.dir, opts).map_err(|e| Failure::error(format!("{}: {e}", a.dir.display())))?;
+    let db = Db::open(&a.dir, opts).map_err(|e| {
+        let flag = match (&e, g.comparator) {
+            (leveldb_table::Error::UnsettledOrder { .. }, Some(c)) => {
+                format!(" (--comparator {})", c.name())
+            }
+            _ => String::new(),
+        };
+        Failure::error(format!("{}: {e}{flag}", a.dir.display()))
+    })?;
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
-    }
-    if let Some(c) = g.comparator.filter(|c| c.name() != db.comparator_name()) {
-        return Err(Failure::error(format!(
-            "{}: --comparator {} contradicts the MANIFEST, which names {:?} (a database is \
-             always read in its MANIFEST's order)",
-            a.dir.display(),
-            c.name(),
-            db.comparator_name()
-        )));
     }
     Ok(db)
 }
 
+/// After a read under `--salvage`: each damaged range skipped since opening (opening's
+/// are among its notes), then a summary line when anything was skipped.
+pub(crate) fn report_damage(db: &Db, a: &DbArgs) {
+    if !a.salvage {
+        return;
+    }
+    let all = db.damage();
+    for d in all.iter().skip(db.damage_at_open()) {
+        common::warn(&format!("{}: {d}", a.dir.display()));
+    }
+    if !all.is_empty() {
+        common::warn(&format!(
+            "{}: salvage: {} damaged range(s) skipped; every record printed comes from a block \
+             or log record whose checksum matched",
+            a.dir.display(),
+            all.len()
+        ));
+    }
+}
+
 /// Whether keys are shown decoded as IndexedDB keys (the database is ordered by `idb_cmp1`).
-fn is_idb(db: &Db) -> bool {
+pub(crate) fn is_idb(db: &Db) -> bool {
     db.comparator_name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME
 }
 
 /// Exit code for a run that read everything asked: 1 if damage was skipped.
-fn damage_code(db: &Db, a: &DbArgs) -> i32 {
+pub(crate) fn damage_code(db: &Db, a: &DbArgs) -> i32 {
+    report_damage(db, a);
     if a.salvage
-        && db
-            .notes()
-            .iter()
-            .any(|n| n.contains("skipped") || n.contains("instead"))
+        && (!db.damage().is_empty()
+            || db.is_repair_view()
+            || db.notes().iter().any(|n| n.contains("skipped")))
     {
         EXIT_FAIL
     } else {
@@ -177,13 +178,20 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     match &a.command {
         Command::Scan(s) => scan(g, s),
         Command::Get(s) => get(g, s),
-        Command::Records(s) => list_records(g, s),
-        Command::Info(s) => info(g, s),
+        Command::Records(s) => crate::dbrecords::run(g, s),
+        Command::Info(s) => crate::dbinfo::run(g, s),
         Command::Build(s) => crate::dbbuild::run(s),
     }
 }
 
-fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool, idb: bool) {
+pub(crate) fn text_line(
+    line: &mut Vec<u8>,
+    key: &[u8],
+    value: &[u8],
+    seq: u64,
+    hex: bool,
+    idb: bool,
+) {
     push_key(line, key, hex, idb);
     line.extend_from_slice(b" @ ");
     line.extend_from_slice(seq.to_string().as_bytes());
@@ -192,7 +200,7 @@ fn text_line(line: &mut Vec<u8>, key: &[u8], value: &[u8], seq: u64, hex: bool, 
     line.push(b'\n');
 }
 
-fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
+pub(crate) fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
     if idb {
         crate::idb::push_key_text(line, key, hex);
     } else {
@@ -200,7 +208,7 @@ fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
     }
 }
 
-fn push_value(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool, idb: bool) {
+pub(crate) fn push_value(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool, idb: bool) {
     if idb {
         crate::idb::push_value_text(line, key, value, hex);
     } else {
@@ -279,7 +287,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
     Ok(damage_code(&db, &a.db))
 }
 
-fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
+pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
     format!("{}: {e}", a.dir.display())
 }
 
@@ -322,40 +330,54 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
     let mut missing = false;
     for k in &keys {
         let found = db
-            .get_into(k, seq, &mut value)
+            .lookup_into(k, seq, &mut value)
             .map_err(|e| Failure::error(describe(&a.db, &e)))?;
-        missing |= found.is_none();
         line.clear();
-        match (a.format, found) {
-            (OutFormat::Text, Some(s)) => text_line(&mut line, k, &value, s, a.hex, idb),
-            (OutFormat::Text, None) => {
-                push_key(&mut line, k, a.hex, idb);
-                line.extend_from_slice(b": not found\n");
-            }
-            (_, f) => {
+        match a.format {
+            OutFormat::Text => match found {
+                LookupKind::Found { sequence, .. } => {
+                    text_line(&mut line, k, &value, sequence.unwrap_or(0), a.hex, idb)
+                }
+                LookupKind::Deleted { sequence } => {
+                    push_key(&mut line, k, a.hex, idb);
+                    line.extend_from_slice(format!(": deleted @ {sequence}\n").as_bytes());
+                }
+                LookupKind::NotFound => {
+                    push_key(&mut line, k, a.hex, idb);
+                    line.extend_from_slice(b": not found\n");
+                }
+            },
+            OutFormat::Json | OutFormat::Jsonl => {
                 line.extend_from_slice(b"{\"key\":\"");
                 common::push_hex(&mut line, k);
-                match f {
-                    Some(s) => {
+                match found {
+                    LookupKind::Found { sequence, .. } => {
                         line.extend_from_slice(b"\",\"found\":true,\"value\":\"");
                         common::push_hex(&mut line, &value);
                         line.extend_from_slice(b"\",\"seq\":");
-                        line.extend_from_slice(s.to_string().as_bytes());
+                        line.extend_from_slice(sequence.unwrap_or(0).to_string().as_bytes());
                         if idb {
                             crate::idb::push_json_field(&mut line, k, Some(&value));
                         }
-                        line.extend_from_slice(b"}\n");
                     }
-                    None => {
+                    LookupKind::Deleted { sequence } => {
+                        line.extend_from_slice(b"\",\"found\":false,\"deleted\":true,\"seq\":");
+                        line.extend_from_slice(sequence.to_string().as_bytes());
+                        if idb {
+                            crate::idb::push_json_field(&mut line, k, None);
+                        }
+                    }
+                    LookupKind::NotFound => {
                         line.extend_from_slice(b"\",\"found\":false");
                         if idb {
                             crate::idb::push_json_field(&mut line, k, None);
                         }
-                        line.extend_from_slice(b"}\n");
                     }
                 }
+                line.extend_from_slice(b"}\n");
             }
         }
+        missing |= !matches!(found, LookupKind::Found { .. });
         out.write_all(&line)?;
     }
     out.finish()?;
@@ -364,201 +386,4 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
     } else {
         damage_code(&db, &a.db)
     })
-}
-
-fn list_records(g: &Global, a: &RecordsArgs) -> CmdResult {
-    let db = open(&a.db, g)?;
-    let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    let idb = is_idb(&db);
-    let mut out = RowsOut::new(common::stdout(), a.format);
-    let mut line = Vec::with_capacity(256);
-    for r in &all {
-        line.clear();
-        let kind = match r.kind {
-            ValueType::Value => "value",
-            ValueType::Deletion => "deletion",
-        };
-        match a.format {
-            OutFormat::Text => {
-                push_key(&mut line, &r.key, a.hex, idb);
-                line.extend_from_slice(
-                    format!(
-                        " @ {} : {kind} [{}] {}:{} => ",
-                        r.sequence,
-                        r.status.as_str(),
-                        r.file,
-                        r.offset
-                    )
-                    .as_bytes(),
-                );
-                push_value(&mut line, &r.key, &r.value, a.hex, idb);
-                line.push(b'\n');
-            }
-            OutFormat::Json | OutFormat::Jsonl => {
-                line.extend_from_slice(b"{\"key\":\"");
-                common::push_hex(&mut line, &r.key);
-                line.extend_from_slice(b"\",\"value\":\"");
-                common::push_hex(&mut line, &r.value);
-                line.extend_from_slice(
-                    format!(
-                        "\",\"seq\":{},\"kind\":\"{kind}\",\"status\":\"{}\",\"file\":",
-                        r.sequence,
-                        r.status.as_str()
-                    )
-                    .as_bytes(),
-                );
-                common::push_json_str(&mut line, &r.file);
-                line.extend_from_slice(format!(",\"offset\":{}", r.offset).as_bytes());
-                if idb {
-                    crate::idb::push_json_field(&mut line, &r.key, Some(&r.value));
-                }
-                line.extend_from_slice(b"}\n");
-            }
-        }
-        out.write_all(&line)?;
-    }
-    out.finish()?;
-    Ok(damage_code(&db, &a.db))
-}
-
-fn info(g: &Global, a: &InfoArgs) -> CmdResult {
-    let db = open(&a.db, g)?;
-    let m = db.manifest();
-    let levels: Vec<Value> = (0..7)
-        .map(|l| {
-            let files: Vec<Value> = db
-                .level_files(l)
-                .iter()
-                .map(|f| {
-                    json!({
-                        "number": f.number,
-                        "file": db.table_name(f.number),
-                        "size": f.size,
-                        "smallest": common::hex(&f.smallest),
-                        "largest": common::hex(&f.largest),
-                        "smallest_text": common::key_text(&f.smallest, true),
-                        "largest_text": common::key_text(&f.largest, true),
-                    })
-                })
-                .collect();
-            json!({"level": l, "files": files, "bytes": db.level_files(l).iter().map(|f| f.size).sum::<u64>()})
-        })
-        .collect();
-    let logs: Vec<Value> = db
-        .logs()
-        .iter()
-        .map(|l| {
-            json!({
-                "number": l.number,
-                "batches": l.batches,
-                "records": l.records,
-                "torn_tail": l.torn_tail.map(|(o, n)| json!({"offset": o, "len": n})),
-            })
-        })
-        .collect();
-    // Files of the directory that nothing live refers to.
-    let mut unlisted = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(&a.db.dir) {
-        let mut names: Vec<String> = rd
-            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-            .collect();
-        names.sort();
-        for name in names {
-            use leveldb_table::db::FileKind;
-            let listed = match FileKind::parse(&name) {
-                Some(FileKind::Table(n)) => db.table_name(n).is_some(),
-                Some(FileKind::Log(n)) => db.logs().iter().any(|l| l.number == n),
-                Some(FileKind::Manifest(_)) => db.manifest_name() == Some(name.as_str()),
-                Some(_) => true,
-                None => false,
-            };
-            if !listed {
-                unlisted.push(name);
-            }
-        }
-    }
-    let v = json!({
-        "dir": a.db.dir.display().to_string(),
-        "manifest": db.manifest_name(),
-        "comparator": db.comparator_name(),
-        "log_number": m.log_number,
-        "prev_log_number": m.prev_log_number,
-        "next_file": m.next_file_number,
-        "last_sequence": db.last_sequence(),
-        "manifest_last_sequence": m.last_sequence,
-        "manifest_edits": m.edits,
-        "levels": levels,
-        "logs": logs,
-        "memtable_entries": db.memtable().len(),
-        "files_not_in_manifest": unlisted,
-        "notes": db.notes(),
-    });
-    let mut out = common::stdout();
-    match a.format {
-        OutFormat::Json | OutFormat::Jsonl => output::write_document(&mut out, &v, a.format)?,
-        OutFormat::Text => {
-            writeln!(out, "directory:      {}", a.db.dir.display())?;
-            writeln!(
-                out,
-                "manifest:       {}",
-                v["manifest"]
-                    .as_str()
-                    .unwrap_or("- (unusable; every table read)")
-            )?;
-            writeln!(out, "comparator:     {}", db.comparator_name())?;
-            writeln!(
-                out,
-                "log number:     {} (prev {})",
-                m.log_number, m.prev_log_number
-            )?;
-            writeln!(out, "next file:      {}", m.next_file_number)?;
-            writeln!(
-                out,
-                "last sequence:  {} (MANIFEST {})",
-                db.last_sequence(),
-                m.last_sequence
-            )?;
-            for l in 0..7 {
-                let files = db.level_files(l);
-                if files.is_empty() {
-                    continue;
-                }
-                let bytes: u64 = files.iter().map(|f| f.size).sum();
-                writeln!(
-                    out,
-                    "level {l}:        {} table(s), {bytes} bytes",
-                    files.len()
-                )?;
-                for f in files {
-                    writeln!(
-                        out,
-                        "  {:<14} {:>9}  {} .. {}",
-                        db.table_name(f.number).unwrap_or("?"),
-                        f.size,
-                        common::key_text(&f.smallest, true),
-                        common::key_text(&f.largest, true)
-                    )?;
-                }
-            }
-            for l in db.logs() {
-                writeln!(
-                    out,
-                    "log {:06}.log:  {} batches, {} records{}",
-                    l.number,
-                    l.batches,
-                    l.records,
-                    if l.torn_tail.is_some() {
-                        " (torn tail ignored)"
-                    } else {
-                        ""
-                    }
-                )?;
-            }
-            if !unlisted.is_empty() {
-                writeln!(out, "not in the MANIFEST: {}", unlisted.join(", "))?;
-            }
-        }
-    }
-    out.flush()?;
-    Ok(damage_code(&db, &a.db))
 }

@@ -4,11 +4,15 @@
 
 mod blocks;
 mod bloom;
+mod bloom_counting;
+mod bloom_io;
 mod build;
 mod common;
 mod db;
 mod dbbuild;
 mod dbfile;
+mod dbinfo;
+mod dbrecords;
 mod filter;
 mod get;
 mod idb;
@@ -91,7 +95,8 @@ enum Command {
     Filter(filter::Args),
     /// Build a table from jsonl or tsv entries.
     Build(build::Args),
-    /// A scalable bloom filter shared through Redis or kept in a file: add, check, info.
+    /// Bloom filters: scalable (shared through Redis or a Redis Cluster, or in a file) or
+    /// counting (in a file): add, check, remove, info.
     Bloom(bloom::Args),
     /// A LevelDB database directory, read-only: scan, get, records, info.
     Db(db::Args),

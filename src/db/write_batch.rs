@@ -25,6 +25,8 @@ pub struct BatchRecord<'a> {
     pub key: &'a [u8],
     /// The value (empty for a deletion).
     pub value: &'a [u8],
+    /// The byte offset of the record (its tag byte) in the batch.
+    pub offset: u64,
 }
 
 /// A decoded batch: its header, and its records on demand.
@@ -150,6 +152,7 @@ impl<'a> Iterator for BatchRecords<'a> {
             kind,
             key,
             value,
+            offset: at as u64,
         }))
     }
 }

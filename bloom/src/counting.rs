@@ -13,8 +13,8 @@
 //! Sizing is the plain filter's (`m` counters, `k` probes for the capacity and rate), so the
 //! false-positive rate is the plain filter's; memory is 4x.
 
-use super::format::COUNTER_MAX;
-use super::{sizing, KeyHash};
+use crate::format::COUNTER_MAX;
+use crate::hash::{sizing, KeyHash};
 
 /// A bloom filter with 4-bit saturating counters: [`add`](Self::add),
 /// [`remove`](Self::remove) and [`may_contain`](Self::may_contain).
@@ -27,7 +27,7 @@ use super::{sizing, KeyHash};
 /// from that too.
 ///
 /// ```
-/// use leveldb_table::CountingBloomFilter;
+/// use sst_bloom::CountingBloomFilter;
 ///
 /// let mut f = CountingBloomFilter::for_capacity(1000, 0.01);
 /// f.add(b"apple");
@@ -38,14 +38,17 @@ use super::{sizing, KeyHash};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountingBloomFilter {
-    nibbles: Vec<u8>,
-    m: u64,
-    k: u32,
+    pub(crate) nibbles: Vec<u8>,
+    pub(crate) m: u64,
+    pub(crate) k: u32,
+    pub(crate) capacity: u64,
+    /// The sized rate's bits (`f64::to_bits`), so the filter stays `Eq`.
+    pub(crate) fp_bits: u64,
 }
 
 impl CountingBloomFilter {
     /// A filter for about `capacity` keys at `fp_rate` (clamped to `[1e-9, 0.5]`), sized as
-    /// [`BloomFilter::for_capacity`](crate::BloomFilter::for_capacity).
+    /// LevelDB's `BloomFilter::for_capacity` (the table crate's).
     pub fn for_capacity(capacity: u64, fp_rate: f64) -> Self {
         let (m, k) = sizing(capacity, fp_rate);
         CountingBloomFilter {
@@ -53,7 +56,32 @@ impl CountingBloomFilter {
             nibbles: vec![0; m.div_ceil(2) as usize],
             m,
             k,
+            capacity,
+            fp_bits: fp_rate.to_bits(),
         }
+    }
+
+    /// The capacity it was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The false-positive rate it was sized for.
+    pub fn fp_rate(&self) -> f64 {
+        f64::from_bits(self.fp_bits)
+    }
+
+    /// Number of counters that are not 0.
+    pub fn nonzero(&self) -> u64 {
+        self.nibbles
+            .iter()
+            .map(|&b| u64::from(b & 0x0f != 0) + u64::from(b >> 4 != 0))
+            .sum()
+    }
+
+    /// Estimated false-positive rate from the fill: `(nonzero / counters)^k`.
+    pub fn estimated_fp_rate(&self) -> f64 {
+        crate::hash::layer_fp(self.nonzero() as f64 / self.m.max(1) as f64, self.k)
     }
 
     /// Number of counters.
@@ -134,7 +162,10 @@ impl CountingBloomFilter {
 
     /// Number of saturated counters (a measure of how overfull the filter is).
     pub fn saturated(&self) -> u64 {
-        (0..self.m).filter(|&p| self.get(p) == COUNTER_MAX).count() as u64
+        self.nibbles
+            .iter()
+            .map(|&b| u64::from(b & 0x0f == COUNTER_MAX) + u64::from(b >> 4 == COUNTER_MAX))
+            .sum()
     }
 }
 

@@ -1,10 +1,7 @@
-//! Standalone bloom filters beyond the table: [`CountingBloomFilter`] (removals),
-//! [`ScalableBloomFilter`] (grows without bound at a fixed false-positive target) and, with the
-//! `redis` feature, [`RedisBloomFilter`] (the scalable design shared through Redis). None of
-//! them is a table [`FilterPolicy`](crate::FilterPolicy): their bits are not LevelDB's.
+//! Hashing and sizing shared by the filters.
 //!
-//! Sizing is the math of [`BloomFilter::for_capacity`](crate::BloomFilter::for_capacity): for
-//! `n` keys at rate `eps`, `m/n = log2(1/eps) / ln 2` (about `1.44 * log2(1/eps)`) bits per key
+//! Sizing is the math of LevelDB's `BloomFilter::for_capacity` (the table crate's): for `n`
+//! keys at rate `eps`, `m/n = log2(1/eps) / ln 2` (about `1.44 * log2(1/eps)`) bits per key
 //! and `k = round(ln 2 * m/n)` probes, clamped to `1..=30`.
 //!
 //! Hashing: one 128-bit XXH3 (`xxhash-rust`) of the key with a seed gives two 64-bit halves
@@ -13,21 +10,7 @@
 //! their probes are independent. The Redis filter picks a key's bitmap from a third mix of
 //! the two halves (multiply-shift), independent of the probe positions.
 
-mod counting;
-pub(crate) mod format;
-#[cfg(feature = "redis")]
-mod redis;
-#[cfg(feature = "redis")]
-mod redis_meta;
-mod scalable;
-mod scalable_file;
-
-pub use counting::CountingBloomFilter;
-#[cfg(feature = "redis")]
-pub use redis::{RedisAddSummary, RedisBloomFilter};
-pub use scalable::{LayerInfo, ScalableBloomFilter, ScalableParams};
-
-use format::{MAX_FP_RATE, MAX_K, MIN_BITS, MIN_FP_RATE};
+use crate::format::{MAX_FP_RATE, MAX_K, MIN_BITS, MIN_FP_RATE};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// Bits per key for a false-positive rate: `log2(1/eps) / ln 2`, `eps` clamped to
@@ -93,23 +76,6 @@ pub(crate) fn layer_fp(fill: f64, k: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizing_matches_bloom_filter_for_capacity() {
-        for &(n, eps) in &[
-            (1usize, 0.01),
-            (1000, 0.01),
-            (12345, 0.001),
-            (100, 0.3),
-            (7, 1e-12),
-        ] {
-            let f = crate::BloomFilter::for_capacity(n, eps);
-            let (bits, k) = sizing(n as u64, eps);
-            // for_capacity rounds the bit count up to whole bytes.
-            assert_eq!(f.bits() as u64, bits.div_ceil(8) * 8, "n={n} eps={eps}");
-            assert_eq!(u32::from(f.k()), k, "n={n} eps={eps}");
-        }
-    }
 
     #[test]
     fn probes_stay_in_range() {

@@ -1,11 +1,15 @@
-//! Constants of the standalone bloom filters' stored forms: the local scalable-filter file
-//! and the Redis layout. The layouts themselves are drawn in `scalable_file.rs` and `redis.rs`.
-//! None of this is a LevelDB format; table filters use [`crate::raw::format`].
+//! Constants of the filters' stored forms: the local filter files and the Redis layout. The
+//! layouts themselves are drawn in `scalable_file.rs` and `redis/mod.rs`. None of this is a
+//! LevelDB format (table filters are the table crate's).
 
 /// First 8 bytes of a scalable-filter file written by [`crate::ScalableBloomFilter::save`].
 pub const SCALABLE_FILE_MAGIC: [u8; 8] = *b"SSTBLOOM";
 /// Version of the scalable-filter file layout (bumped on any layout change).
 pub const SCALABLE_FILE_VERSION: u32 = 1;
+/// First 8 bytes of a counting-filter file written by [`crate::CountingBloomFilter::save`].
+pub const COUNTING_FILE_MAGIC: [u8; 8] = *b"SSTCOUNT";
+/// Version of the counting-filter file layout.
+pub const COUNTING_FILE_VERSION: u32 = 1;
 /// Version of the Redis layout, stored in the metadata hash's `version` field.
 #[cfg(feature = "redis")]
 pub const REDIS_FORMAT_VERSION: u32 = 1;
@@ -23,9 +27,11 @@ pub const MAX_LAYER_FILL: f64 = 0.5;
 pub const MIN_BITS: u64 = 64;
 /// Largest k: LevelDB's own limit (`BLOOM_MAX_K`).
 pub const MAX_K: u32 = 30;
-/// The false-positive rate is clamped to at least this (as [`crate::BloomFilter::for_capacity`]).
+/// The false-positive rate is clamped to at least this (as LevelDB's `BloomFilter::for_capacity`).
 pub const MIN_FP_RATE: f64 = 1e-9;
 /// The false-positive rate is clamped to at most this.
 pub const MAX_FP_RATE: f64 = 0.5;
 /// Largest counter of a [`crate::CountingBloomFilter`] (4 bits): it saturates there.
 pub const COUNTER_MAX: u8 = 15;
+/// LevelDB's CRC mask delta (`util/crc32c.h` `kMaskDelta`), for the files' checksums.
+pub const CRC_MASK_DELTA: u32 = 0xa282_ead8;

@@ -15,9 +15,9 @@
 //! The compound rate is at most `1 - prod(1 - e_i) <= sum e_i = fp_rate`, however many layers
 //! open. The stored form is in `scalable_file.rs`.
 
-use super::format::{MAX_LAYERS, MAX_LAYER_FILL};
-use super::{layer_fp, layer_seed, sizing, KeyHash};
 use crate::error::{Error, Result};
+use crate::format::{MAX_LAYERS, MAX_LAYER_FILL};
+use crate::hash::{layer_fp, layer_seed, sizing, KeyHash};
 
 /// Parameters of a scalable filter (local or in Redis).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -213,9 +213,9 @@ impl Layer {
 /// compound false-positive rate within [`ScalableParams::fp_rate`] however many keys arrive.
 ///
 /// ```
-/// use leveldb_table::{ScalableBloomFilter, ScalableParams};
+/// use sst_bloom::{ScalableBloomFilter, ScalableParams};
 ///
-/// # fn main() -> leveldb_table::Result<()> {
+/// # fn main() -> sst_bloom::Result<()> {
 /// let params = ScalableParams { capacity: 100, fp_rate: 0.01, ..ScalableParams::default() };
 /// let mut f = ScalableBloomFilter::new(params)?;
 /// for i in 0..1000u32 {

@@ -9,8 +9,8 @@ mod redis_server;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use leveldb_table::{RedisBloomFilter, ScalableParams};
 use redis_server::RedisServer;
+use sst_bloom::{RedisBloomFilter, ScalableParams};
 
 const BATCH: u64 = 1000;
 /// Keys per iteration of the per-bit design (k round trips each).

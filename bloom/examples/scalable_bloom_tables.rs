@@ -2,9 +2,9 @@
 //! per key for the standalone sizing (counting filter, XXH3 double hashing), and layers,
 //! memory and false-positive rate of a scalable filter as items grow.
 //!
-//! `cargo run --release --example scalable_bloom_tables`
+//! `cargo run --release -p sst-bloom --example scalable_bloom_tables`
 
-use leveldb_table::{CountingBloomFilter, ScalableBloomFilter, ScalableParams};
+use sst_bloom::{CountingBloomFilter, ScalableBloomFilter, ScalableParams};
 
 const ABSENT: u32 = 1_000_000;
 
