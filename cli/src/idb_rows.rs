@@ -5,8 +5,8 @@
 use std::borrow::Cow;
 
 use leveldb_table::idb::{
-    blob_entry_key, blob_file_path, decode_external_objects, decode_key, decode_record_value,
-    unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
+    blob_entry_key, blob_file_path, decode_exists_value, decode_external_objects, decode_key,
+    decode_record_value, unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
 };
 use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
 use serde_json::json;
@@ -98,75 +98,164 @@ impl Decoding<'_> {
         }
     }
 
+    /// The `"idb"` object, written directly in the field order `serde_json` gives it
+    /// (alphabetical, as before names and values were added); metadata rows through
+    /// `crate::idb::decoded_json`.
     fn push_idb_json(&self, line: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>) {
-        let Some(mut v) = crate::idb::decoded_json(key, value) else {
-            return;
-        };
         let Some(d) = decode_key(key) else {
             return;
         };
+        if let KeyBody::Meta { .. } = d.body {
+            if let Some(mut v) = crate::idb::decoded_json(key, value) {
+                if let (Some(obj), Some(name)) = (
+                    v.as_object_mut(),
+                    self.catalog
+                        .database(d.prefix.database)
+                        .and_then(|x| x.name.as_ref()),
+                ) {
+                    obj.insert("db_name".into(), json!(name));
+                }
+                line.extend_from_slice(b",\"idb\":");
+                line.extend_from_slice(v.to_string().as_bytes());
+            }
+            return;
+        }
         let p = d.prefix;
-        let is_record = matches!(d.body, KeyBody::Record(_));
-        if let Some(obj) = v.as_object_mut() {
-            if let Some(name) = self
-                .catalog
-                .database(p.database)
-                .and_then(|x| x.name.as_ref())
-            {
-                obj.insert("db_name".into(), json!(name));
+        let store = self.catalog.store(p.database, p.store);
+        let str_field = |line: &mut Vec<u8>, name: &str, v: &str| {
+            line.extend_from_slice(name.as_bytes());
+            let _ = serde_json::to_writer(&mut *line, v);
+        };
+        let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<leveldb_table::idb::IdbKey>| {
+            line.extend_from_slice(name.as_bytes());
+            match k {
+                Some(k) => {
+                    let _ = serde_json::to_writer(&mut *line, &crate::idb::key_json(k));
+                }
+                None => line.extend_from_slice(b"null"),
             }
-            let store = self
-                .catalog
-                .store(p.database, p.store)
-                .filter(|_| p.store != 0);
-            if let Some(name) = store.and_then(|s| s.name.as_ref()) {
-                obj.insert("store_name".into(), json!(name));
+        };
+        line.extend_from_slice(format!(",\"idb\":{{\"db\":{}", p.database).as_bytes());
+        if let Some(name) = self
+            .catalog
+            .database(p.database)
+            .and_then(|x| x.name.as_ref())
+        {
+            str_field(line, ",\"db_name\":", name);
+        }
+        line.extend_from_slice(format!(",\"index\":{}", p.index).as_bytes());
+        let (kind, k) = match &d.body {
+            KeyBody::Record(k) => ("record", k),
+            KeyBody::Exists(k) => ("exists", k),
+            KeyBody::Blob(k) => ("blob", k),
+            KeyBody::IndexEntry { key, .. } => {
+                let name = store
+                    .and_then(|s| s.indexes.get(&p.index))
+                    .and_then(|i| i.name.as_ref());
+                if let Some(name) = name {
+                    str_field(line, ",\"index_name\":", name);
+                }
+                ("index", key)
             }
-            // A value moved into a blob file: where the file is.
-            if let Some(Envelope::InBlob { index, .. }) =
-                value.and_then(decode_record_value).map(|r| r.envelope)
-            {
+            KeyBody::Meta { .. } => return,
+        };
+        key_field(line, ",\"key\":", k);
+        line.extend_from_slice(format!(",\"kind\":\"{kind}\"").as_bytes());
+        if let KeyBody::IndexEntry {
+            sequence, primary, ..
+        } = &d.body
+        {
+            key_field(line, ",\"primary_key\":", primary);
+            match sequence {
+                Some(s) => line.extend_from_slice(format!(",\"sequence\":{s}").as_bytes()),
+                None => line.extend_from_slice(b",\"sequence\":null"),
+            }
+        }
+        line.extend_from_slice(format!(",\"store\":{}", p.store).as_bytes());
+        if let Some(name) = store.and_then(|s| s.name.as_ref()) {
+            str_field(line, ",\"store_name\":", name);
+        }
+        str_field(line, ",\"text\":", &d.to_string());
+        match &d.body {
+            KeyBody::Record(_) => {
+                let Some(rv) = value.and_then(decode_record_value) else {
+                    line.push(b'}');
+                    return;
+                };
+                line.extend_from_slice(b",\"value\":");
+                self.push_envelope(line, key, p.database, rv.version, &rv.envelope);
+                match self.record_data(key, value.unwrap_or_default()) {
+                    Ok(json) => {
+                        line.extend_from_slice(b",\"data\":");
+                        line.extend_from_slice(&json);
+                    }
+                    Err(e) => {
+                        line.extend_from_slice(b",\"data_error\":");
+                        crate::common::push_json_str(line, &e);
+                    }
+                }
+            }
+            KeyBody::Exists(_) => {
+                if let Some(v) = value.and_then(decode_exists_value) {
+                    line.extend_from_slice(format!(",\"value\":{{\"version\":{v}}}").as_bytes());
+                }
+            }
+            KeyBody::IndexEntry { .. } => {
+                if let Some(rv) = value.and_then(decode_record_value) {
+                    line.extend_from_slice(
+                        format!(",\"value\":{{\"version\":{}}}", rv.version).as_bytes(),
+                    );
+                }
+            }
+            _ => {}
+        }
+        line.push(b'}');
+    }
+
+    /// A record value's envelope, as `crate::idb` writes it, plus the blob file of a value
+    /// moved into one.
+    fn push_envelope(
+        &self,
+        line: &mut Vec<u8>,
+        key: &[u8],
+        database: i64,
+        version: i64,
+        e: &Envelope,
+    ) {
+        match e {
+            Envelope::Plain { blink, v8 } => {
+                let v8 = v8.map_or("null".to_string(), |v| v.to_string());
+                line.extend_from_slice(
+                    format!("{{\"blink\":{blink},\"envelope\":\"plain\",\"v8\":{v8},\"version\":{version}}}").as_bytes(),
+                );
+            }
+            Envelope::InBlob { size, index } => {
+                line.extend_from_slice(
+                    format!("{{\"blob_index\":{index},\"envelope\":\"blob\"").as_bytes(),
+                );
                 let path = self.externals(key).ok().and_then(|l| {
-                    let e = l.get(usize::try_from(index).ok()?)?;
+                    let e = l.get(usize::try_from(*index).ok()?)?;
                     Some(
                         self.blob_dir
                             .as_ref()?
-                            .join(blob_file_path(p.database, e.blob_number)),
+                            .join(blob_file_path(database, e.blob_number)),
                     )
                 });
-                if let (Some(path), Some(env)) =
-                    (path, obj.get_mut("value").and_then(|v| v.as_object_mut()))
-                {
-                    env.insert("path".into(), json!(path.to_string_lossy()));
+                if let Some(path) = path {
+                    line.extend_from_slice(b",\"path\":");
+                    crate::common::push_json_str(line, &path.to_string_lossy());
                 }
+                line.extend_from_slice(
+                    format!(",\"size\":{size},\"version\":{version}}}").as_bytes(),
+                );
             }
-            if let KeyBody::IndexEntry { .. } = d.body {
-                if let Some(name) = store
-                    .and_then(|s| s.indexes.get(&p.index))
-                    .and_then(|i| i.name.as_ref())
-                {
-                    obj.insert("index_name".into(), json!(name));
-                }
-            }
+            Envelope::Snappy => line.extend_from_slice(
+                format!("{{\"envelope\":\"snappy\",\"version\":{version}}}").as_bytes(),
+            ),
+            Envelope::Unknown => line.extend_from_slice(
+                format!("{{\"envelope\":\"unknown\",\"version\":{version}}}").as_bytes(),
+            ),
         }
-        let mut text = v.to_string().into_bytes();
-        let envelope = value.and_then(decode_record_value);
-        if let (true, Some(value), Some(_)) = (is_record, value, envelope) {
-            text.pop(); // the closing brace
-            match self.record_data(key, value) {
-                Ok(json) => {
-                    text.extend_from_slice(b",\"data\":");
-                    text.extend_from_slice(&json);
-                }
-                Err(e) => {
-                    text.extend_from_slice(b",\"data_error\":");
-                    crate::common::push_json_str(&mut text, &e);
-                }
-            }
-            text.push(b'}');
-        }
-        line.extend_from_slice(b",\"idb\":");
-        line.extend_from_slice(&text);
     }
 
     /// A record's value as JSON, or what stops it from decoding and where (offsets count in

@@ -42,7 +42,11 @@ pub fn push_decoded(out: &mut Vec<u8>, d: &Decoded<'_>, blobs: &Blobs<'_>) {
                 push_key(out, k);
                 out.push(b':');
             }
-            Task::Index(i) => out.extend_from_slice(format!("\"{i}\":").as_bytes()),
+            Task::Index(i) => {
+                out.push(b'"');
+                push_int(out, i.into());
+                out.extend_from_slice(b"\":");
+            }
             Task::Leave(id) => open[id.0 as usize] = false,
             Task::Value(v) => match v {
                 Value::Object(id) => {
@@ -224,7 +228,11 @@ fn members<'d, 'a>(tasks: &mut Vec<Task<'d, 'a>>, props: &'d [(PropertyKey<'a>, 
 
 fn push_key(out: &mut Vec<u8>, k: &PropertyKey<'_>) {
     match k {
-        PropertyKey::Index(i) => out.extend_from_slice(format!("\"{i}\"").as_bytes()),
+        PropertyKey::Index(i) => {
+            out.push(b'"');
+            push_int(out, (*i).into());
+            out.push(b'"');
+        }
         PropertyKey::String(s) => push_str(out, s),
         PropertyKey::Number(x) => {
             let mut s = String::new();
@@ -259,8 +267,32 @@ pub fn push_primitive(out: &mut Vec<u8>, v: &Value<'_>) {
     }
 }
 
+/// An integer in decimal.
+pub fn push_int(out: &mut Vec<u8>, n: i64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
 /// A number: finite and not -0 as JavaScript prints it, else `{"$type":"number",...}`.
 pub fn push_number(out: &mut Vec<u8>, x: f64) {
+    // Integers below 2^53 print as their digits (most numbers stored are).
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 && (x != 0.0 || x.is_sign_positive()) {
+        push_int(out, x as i64);
+        return;
+    }
     let special = if x.is_nan() {
         "NaN"
     } else if x == f64::INFINITY {
