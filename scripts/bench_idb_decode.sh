@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times decoding and printing every record of a Chrome IndexedDB directory, side by side in
-# one run: `sst db scan DIR --format jsonl` against dfindexeddb's `db` command (PyPI
-# `dfindexeddb`), each writing to /dev/null, alternated RUNS times; prints each run's wall
-# and CPU (user + sys) seconds, the medians and the ratios.
+# one run: `sst db scan DIR --format jsonl` (the live records) and `sst db records DIR
+# --format jsonl` (every record of every file, the rows dfindexeddb prints) against
+# dfindexeddb's `db` command (PyPI `dfindexeddb`), each writing to a file, alternated RUNS
+# times; prints each run's wall and CPU (user + sys) seconds, the medians and the ratios.
 #
 # usage: scripts/bench_idb_decode.sh DIR [RUNS]     (DIR: tools/gen_idb_bench_dir.sh makes one)
 #
@@ -39,6 +40,7 @@ measure() {  # measure NAME CMD...: one run; prints "NAME wall cpu rows"
 {
   for r in $(seq 1 "$runs"); do
     measure sst "$sst" db scan "$dir" --format jsonl
+    measure sst-records "$sst" db records "$dir" --format jsonl
     measure dfindexeddb-16 python3 "$tmp/dfi16.py" db -s "$dir" -f chrome -o jsonl
     measure dfindexeddb dfindexeddb db -s "$dir" -f chrome -o jsonl
   done
@@ -53,8 +55,9 @@ for line in open(sys.argv[1]):
 med = {k: (statistics.median(w for w, _, _ in v), statistics.median(c for _, c, _ in v), v[0][2]) for k, v in rows.items()}
 for k, (w, c, n) in med.items():
     print(f"{k:15} median wall {w:8.2f} s   cpu {c:8.2f} s   rows printed {n}")
-s = med["sst"]
-for k in ("dfindexeddb-16", "dfindexeddb"):
-    w, c, _ = med[k]
-    print(f"{k} / sst: wall {w / s[0]:.0f}x, cpu {c / s[1]:.0f}x")
+for ours in ("sst", "sst-records"):
+    s = med[ours]
+    for k in ("dfindexeddb-16", "dfindexeddb"):
+        w, c, _ = med[k]
+        print(f"{k} / {ours}: wall {w / s[0]:.0f}x, cpu {c / s[1]:.0f}x")
 PY

@@ -46,6 +46,20 @@ pub struct DecodeArgs {
     pub store: Option<String>,
 }
 
+impl DecodeArgs {
+    /// Refuses `--database` / `--store` where they would select nothing (`db get` looks up
+    /// the keys given).
+    pub fn refuse_filters(&self, command: &str) -> Result<(), Failure> {
+        if self.database.is_some() || self.store.is_some() {
+            return Err(Failure::error(format!(
+                "{command}: --database and --store select rows of scan and records; get \
+                 looks up the keys given"
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// What is decoded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {

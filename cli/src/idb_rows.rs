@@ -12,7 +12,7 @@ use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
 use serde_json::json;
 
 use crate::decoding::{Decoding, Kind};
-use crate::value_json::{push_decoded, Blobs};
+use crate::value_json::{push_decoded, push_int, Blobs};
 
 impl Decoding<'_> {
     /// Appends the row's decoded field (`,"idb":{...}`, `,"local_storage":{...}`...).
@@ -124,18 +124,17 @@ impl Decoding<'_> {
         let store = self.catalog.store(p.database, p.store);
         let str_field = |line: &mut Vec<u8>, name: &str, v: &str| {
             line.extend_from_slice(name.as_bytes());
-            let _ = serde_json::to_writer(&mut *line, v);
+            crate::idb_json::push_display(line, &v);
         };
         let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<leveldb_table::idb::IdbKey>| {
             line.extend_from_slice(name.as_bytes());
             match k {
-                Some(k) => {
-                    let _ = serde_json::to_writer(&mut *line, &crate::idb::key_json(k));
-                }
+                Some(k) => crate::idb_json::push_key(line, k),
                 None => line.extend_from_slice(b"null"),
             }
         };
-        line.extend_from_slice(format!(",\"idb\":{{\"db\":{}", p.database).as_bytes());
+        line.extend_from_slice(b",\"idb\":{\"db\":");
+        push_int(line, p.database);
         if let Some(name) = self
             .catalog
             .database(p.database)
@@ -143,7 +142,8 @@ impl Decoding<'_> {
         {
             str_field(line, ",\"db_name\":", name);
         }
-        line.extend_from_slice(format!(",\"index\":{}", p.index).as_bytes());
+        line.extend_from_slice(b",\"index\":");
+        push_int(line, p.index);
         let (kind, k) = match &d.body {
             KeyBody::Record(k) => ("record", k),
             KeyBody::Exists(k) => ("exists", k),
@@ -160,7 +160,9 @@ impl Decoding<'_> {
             KeyBody::Meta { .. } => return,
         };
         key_field(line, ",\"key\":", k);
-        line.extend_from_slice(format!(",\"kind\":\"{kind}\"").as_bytes());
+        line.extend_from_slice(b",\"kind\":\"");
+        line.extend_from_slice(kind.as_bytes());
+        line.push(b'"');
         if let KeyBody::IndexEntry {
             sequence, primary, ..
         } = &d.body
@@ -171,11 +173,13 @@ impl Decoding<'_> {
                 None => line.extend_from_slice(b",\"sequence\":null"),
             }
         }
-        line.extend_from_slice(format!(",\"store\":{}", p.store).as_bytes());
+        line.extend_from_slice(b",\"store\":");
+        push_int(line, p.store);
         if let Some(name) = store.and_then(|s| s.name.as_ref()) {
             str_field(line, ",\"store_name\":", name);
         }
-        str_field(line, ",\"text\":", &d.to_string());
+        line.extend_from_slice(b",\"text\":");
+        crate::idb_json::push_display(line, &d);
         match &d.body {
             KeyBody::Record(_) => {
                 let Some(rv) = value.and_then(decode_record_value) else {
@@ -184,27 +188,28 @@ impl Decoding<'_> {
                 };
                 line.extend_from_slice(b",\"value\":");
                 self.push_envelope(line, key, p.database, rv.version, &rv.envelope);
-                match self.record_data(key, value.unwrap_or_default()) {
-                    Ok(json) => {
-                        line.extend_from_slice(b",\"data\":");
-                        line.extend_from_slice(&json);
-                    }
-                    Err(e) => {
-                        line.extend_from_slice(b",\"data_error\":");
-                        crate::common::push_json_str(line, &e);
-                    }
+                let at = line.len();
+                line.extend_from_slice(b",\"data\":");
+                if let Err(e) =
+                    self.record_data_into(line, key, p.database, value.unwrap_or_default())
+                {
+                    line.truncate(at);
+                    line.extend_from_slice(b",\"data_error\":");
+                    crate::common::push_json_str(line, &e);
                 }
             }
             KeyBody::Exists(_) => {
                 if let Some(v) = value.and_then(decode_exists_value) {
-                    line.extend_from_slice(format!(",\"value\":{{\"version\":{v}}}").as_bytes());
+                    line.extend_from_slice(b",\"value\":{\"version\":");
+                    push_int(line, v);
+                    line.push(b'}');
                 }
             }
             KeyBody::IndexEntry { .. } => {
                 if let Some(rv) = value.and_then(decode_record_value) {
-                    line.extend_from_slice(
-                        format!(",\"value\":{{\"version\":{}}}", rv.version).as_bytes(),
-                    );
+                    line.extend_from_slice(b",\"value\":{\"version\":");
+                    push_int(line, rv.version);
+                    line.push(b'}');
                 }
             }
             _ => {}
@@ -224,10 +229,16 @@ impl Decoding<'_> {
     ) {
         match e {
             Envelope::Plain { blink, v8 } => {
-                let v8 = v8.map_or("null".to_string(), |v| v.to_string());
-                line.extend_from_slice(
-                    format!("{{\"blink\":{blink},\"envelope\":\"plain\",\"v8\":{v8},\"version\":{version}}}").as_bytes(),
-                );
+                line.extend_from_slice(b"{\"blink\":");
+                push_int(line, *blink);
+                line.extend_from_slice(b",\"envelope\":\"plain\",\"v8\":");
+                match v8 {
+                    Some(v) => push_int(line, *v),
+                    None => line.extend_from_slice(b"null"),
+                }
+                line.extend_from_slice(b",\"version\":");
+                push_int(line, version);
+                line.push(b'}');
             }
             Envelope::InBlob { size, index } => {
                 line.extend_from_slice(
@@ -261,9 +272,22 @@ impl Decoding<'_> {
     /// A record's value as JSON, or what stops it from decoding and where (offsets count in
     /// the row's value, in the snappy-decompressed value, or in the blob file named).
     pub fn record_data(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, String> {
+        let database = decode_key(key).map_or(0, |d| d.prefix.database);
+        let mut out = Vec::new();
+        self.record_data_into(&mut out, key, database, value)?;
+        Ok(out)
+    }
+
+    /// [`Decoding::record_data`] appended to `out` (left as it was on an error).
+    fn record_data_into(
+        &self,
+        out: &mut Vec<u8>,
+        key: &[u8],
+        database: i64,
+        value: &[u8],
+    ) -> Result<(), String> {
         let rv = decode_record_value(value).ok_or("the value has no version varint")?;
         let shift = value.len() - rv.payload.len();
-        let database = decode_key(key).map_or(0, |d| d.prefix.database);
         let mut list: Option<Vec<ExternalObject>> = None;
         let blob_file: Vec<u8>;
         let mut origin = String::new();
@@ -328,9 +352,8 @@ impl Decoding<'_> {
             dir: self.blob_dir.as_deref(),
             database,
         };
-        let mut out = Vec::with_capacity(bytes.len() + 16);
-        push_decoded(&mut out, &d, &blobs);
-        Ok(out)
+        push_decoded(out, &d, &blobs);
+        Ok(())
     }
 
     /// The record's blob list (its blob entry, looked up in the database).

@@ -13,6 +13,7 @@ mod decoding;
 mod filter;
 mod get;
 mod idb;
+mod idb_json;
 mod idb_rows;
 mod order;
 mod output;

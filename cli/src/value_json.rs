@@ -468,7 +468,8 @@ fn external(out: &mut Vec<u8>, as_type: &str, i: u32, blobs: &Blobs<'_>) {
         format!("{{\"$type\":\"{as_type}\",\"size\":{},\"mime\":", e.size).as_bytes(),
     );
     push_plain(out, &e.mime);
-    if as_type == "file" || e.kind == ExternalKind::File {
+    // Blink reads a blob index as a Blob and a file index as a File, whatever the entry.
+    if as_type == "file" {
         out.extend_from_slice(b",\"name\":");
         push_plain(out, e.file_name.as_deref().unwrap_or(""));
         if let Some(ms) = e.last_modified_ms() {
