@@ -386,6 +386,46 @@ fn local_and_session_storage_hold_what_the_page_stored() {
 }
 
 #[test]
+fn storage_is_detected_only_with_its_version_key() {
+    // Keys shaped like sessionStorage's, without its "version" key: bytes, not decoded.
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = tmp.path().join("rows.jsonl");
+    let hexs = |s: &str| hex(s.as_bytes());
+    let row = |k: &str, v: &str| format!("{{\"key\":\"{}\",\"value\":\"{}\"}}\n", hexs(k), hexs(v));
+    std::fs::write(
+        &rows,
+        [row("map-1-a", "x\0"), row("map-1-b", "y\0")].concat(),
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    let (code, _, err) = sst(&["db", "build", "--from", &s(&rows), &s(&db)]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = sst(&["db", "scan", &s(&db), "--format", "jsonl"]);
+    assert!(!out.contains("session_storage"), "{out}");
+    // Told what it is, it is decoded.
+    let (_, out, _) = sst(&[
+        "db",
+        "scan",
+        &s(&db),
+        "--format",
+        "jsonl",
+        "--decode",
+        "sessionstorage",
+    ]);
+    assert!(
+        out.contains("\"session_storage\":{\"kind\":\"item\",\"map\":1"),
+        "{out}"
+    );
+    // With the version key, detected.
+    std::fs::write(&rows, [row("map-1-a", "x\0"), row("version", "1")].concat()).unwrap();
+    let db2 = tmp.path().join("db2");
+    let (code, _, err) = sst(&["db", "build", "--from", &s(&rows), &s(&db2)]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = sst(&["db", "scan", &s(&db2)]);
+    assert!(out.starts_with("map 1 / \"a\" @ "), "{out}");
+}
+
+#[test]
 fn sqlite_is_named_in_one_line() {
     // A SQLite file as Chromium's SQLite IndexedDB starts: the magic, a 4096-byte page, the
     // schema's CREATE statements on page 1.
