@@ -55,6 +55,8 @@ pub enum Salvaged {
         handle: BlockHandle,
         /// Its entries, in block order.
         entries: Vec<(Vec<u8>, Vec<u8>)>,
+        /// Each entry's byte offset in the decompressed block (parallel to `entries`).
+        offsets: Vec<usize>,
     },
     /// A block or stretch that could not be read; `error` says what and where.
     Damaged {
@@ -120,11 +122,17 @@ fn push_block(out: &mut Vec<Salvaged>, block: &Block, handle: BlockHandle, cmp: 
     let mut it = block.iter(cmp);
     it.seek_to_first();
     let mut entries = Vec::new();
+    let mut offsets = Vec::new();
     while it.valid() {
         entries.push((it.key().to_vec(), it.value().to_vec()));
+        offsets.push(it.entry_offset());
         it.next();
     }
-    out.push(Salvaged::Entries { handle, entries });
+    out.push(Salvaged::Entries {
+        handle,
+        entries,
+        offsets,
+    });
     if let Some(error) = it.take_error() {
         out.push(Salvaged::Damaged {
             offset: handle.offset,

@@ -90,6 +90,14 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.data_handle
     }
 
+    /// Offset of the current entry in its decompressed data block.
+    pub fn entry_offset(&self) -> Option<usize> {
+        self.data
+            .as_ref()
+            .filter(|d| d.valid())
+            .map(|d| d.entry_offset())
+    }
+
     /// The error that stopped the cursor, if any.
     pub fn status(&self) -> Result<(), &Error> {
         match &self.err {

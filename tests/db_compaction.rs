@@ -85,8 +85,16 @@ fn compact(
             },
             key: &w.key,
             value: if w.delete { &[] } else { &w.value },
+            offset: 0,
         };
-        sources[i % 3].push((r, Origin { log: 0, offset: 0 }));
+        sources[i % 3].push((
+            r,
+            Origin {
+                log: 0,
+                offset: 0,
+                offset_in_batch: 0,
+            },
+        ));
     }
     let mems: Vec<MemTable> = sources
         .into_iter()

@@ -156,9 +156,11 @@ impl<'a> Decoding<'a> {
             ..DbOptions::default()
         };
         let db = Db::open(dir, opts).ok();
+        // The directory's MANIFEST must name the order: an order inferred from the keys
+        // (no usable MANIFEST) is not the log's directory telling us.
         let in_idb_dir = db
             .as_ref()
-            .is_some_and(|db| db.comparator_name() == IDB_COMPARATOR_NAME);
+            .is_some_and(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME);
         if !idb_asked && !in_idb_dir {
             return Decoding::none();
         }

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 
 use crate::comparator::Comparator;
 use crate::db::memtable::MemTable;
+use crate::db::salvage_table::{EntryPos, FoundTable, SkipIter};
 use crate::db::version::FileMeta;
 use crate::error::{Error, Result};
 use crate::internal_key::InternalKeyComparator;
@@ -39,6 +40,10 @@ pub trait Cursor {
     fn value(&self) -> &[u8];
     /// The error that stopped the cursor, if any (a stopped cursor is not valid).
     fn error(&self) -> Option<&Error>;
+    /// Takes the error that stopped the cursor (cursors that can stop on one override this).
+    fn take_error(&mut self) -> Option<Error> {
+        None
+    }
 }
 
 /// Cursor over a memtable.
@@ -78,41 +83,122 @@ impl Cursor for MemCursor<'_> {
     }
 }
 
-/// Cursor over one table of internal keys.
+/// Cursor over one table of internal keys: the table's own iterator, or under salvage a
+/// walk that skips damaged blocks, or the entries of a table found by block checksums.
 pub struct TableCursor<'a> {
-    it: TableIter<'a, TableFile>,
+    inner: Inner<'a>,
+}
+
+enum Inner<'a> {
+    Iter(TableIter<'a, TableFile>),
+    Skip(SkipIter<'a, TableFile>),
+    Found {
+        table: &'a FoundTable,
+        cmp: InternalKeyComparator,
+        i: usize,
+    },
 }
 
 impl<'a> TableCursor<'a> {
     /// A cursor over `table`.
     pub fn new(table: &'a TableReader<TableFile>, opts: ReadOptions) -> Self {
         TableCursor {
-            it: table.iter(opts),
+            inner: Inner::Iter(table.iter(opts)),
+        }
+    }
+
+    /// A cursor over a walk of a table's data blocks (skipping damaged ones under salvage).
+    pub fn skipping(walk: SkipIter<'a, TableFile>) -> Self {
+        TableCursor {
+            inner: Inner::Skip(walk),
+        }
+    }
+
+    /// A cursor over the entries salvage found in a table that does not open.
+    pub fn found(table: &'a FoundTable, cmp: InternalKeyComparator) -> Self {
+        TableCursor {
+            inner: Inner::Found {
+                i: table.entries().len(),
+                table,
+                cmp,
+            },
+        }
+    }
+
+    /// Where the current entry is in the table: its data block and its offset in the
+    /// decompressed block.
+    pub fn position(&self) -> Option<EntryPos> {
+        match &self.inner {
+            Inner::Iter(it) => {
+                it.block_handle()
+                    .zip(it.entry_offset())
+                    .map(|(block, o)| EntryPos {
+                        block,
+                        offset_in_block: o,
+                    })
+            }
+            Inner::Skip(w) => w.position(),
+            Inner::Found { table, i, .. } => table.entries().get(*i).map(|e| e.pos),
         }
     }
 }
 
 impl Cursor for TableCursor<'_> {
     fn valid(&self) -> bool {
-        self.it.valid()
+        match &self.inner {
+            Inner::Iter(it) => it.valid(),
+            Inner::Skip(w) => w.valid(),
+            Inner::Found { table, i, .. } => *i < table.entries().len(),
+        }
     }
     fn seek_to_first(&mut self) {
-        self.it.seek_to_first();
+        match &mut self.inner {
+            Inner::Iter(it) => it.seek_to_first(),
+            Inner::Skip(w) => w.seek_to_first(),
+            Inner::Found { i, .. } => *i = 0,
+        }
     }
     fn seek(&mut self, target: &[u8]) {
-        self.it.seek(target);
+        match &mut self.inner {
+            Inner::Iter(it) => it.seek(target),
+            Inner::Skip(w) => w.seek(target),
+            Inner::Found { table, cmp, i } => *i = table.lower_bound(cmp, target),
+        }
     }
     fn next(&mut self) {
-        self.it.next();
+        match &mut self.inner {
+            Inner::Iter(it) => it.next(),
+            Inner::Skip(w) => w.next(),
+            Inner::Found { table, i, .. } => *i = (*i + 1).min(table.entries().len()),
+        }
     }
     fn key(&self) -> &[u8] {
-        self.it.key()
+        match &self.inner {
+            Inner::Iter(it) => it.key(),
+            Inner::Skip(w) => w.key(),
+            Inner::Found { table, i, .. } => table.entries().get(*i).map_or(&[], |e| &e.key),
+        }
     }
     fn value(&self) -> &[u8] {
-        self.it.value()
+        match &self.inner {
+            Inner::Iter(it) => it.value(),
+            Inner::Skip(w) => w.value(),
+            Inner::Found { table, i, .. } => table.entries().get(*i).map_or(&[], |e| &e.value),
+        }
     }
     fn error(&self) -> Option<&Error> {
-        self.it.status().err()
+        match &self.inner {
+            Inner::Iter(it) => it.status().err(),
+            Inner::Skip(w) => w.error(),
+            Inner::Found { .. } => None,
+        }
+    }
+    fn take_error(&mut self) -> Option<Error> {
+        match &mut self.inner {
+            Inner::Iter(it) => it.take_error(),
+            Inner::Skip(w) => w.take_error(),
+            Inner::Found { .. } => None,
+        }
     }
 }
 
@@ -123,6 +209,15 @@ pub trait TableSource {
     /// # Errors
     /// It cannot be opened; the error names the file.
     fn table(&self, number: u64) -> Result<&TableReader<TableFile>>;
+
+    /// A cursor over table `number` (not positioned): the table's own iterator, unless the
+    /// source reads another way (a database under salvage skips damaged blocks).
+    ///
+    /// # Errors
+    /// As [`table`](Self::table).
+    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+        Ok(TableCursor::new(self.table(number)?, opts))
+    }
 }
 
 /// Cursor over the tables of one level >= 1 (sorted, not overlapping), opening each table
@@ -163,19 +258,18 @@ impl<'a> LevelCursor<'a> {
         let mut i = index;
         let mut target = target;
         while let Some(f) = self.files.get(i) {
-            let t = match self.source.table(f.number) {
-                Ok(t) => t,
+            let mut c = match self.source.cursor(f.number, self.opts) {
+                Ok(c) => c,
                 Err(e) => {
                     self.err = Some(e);
                     break;
                 }
             };
-            let mut c = TableCursor::new(t, self.opts);
             match target.take() {
                 Some(k) => c.seek(k),
                 None => c.seek_to_first(),
             }
-            if let Some(e) = c.it.take_error() {
+            if let Some(e) = c.take_error() {
                 self.err = Some(in_table(f.number, e));
                 break;
             }
@@ -222,7 +316,7 @@ impl Cursor for LevelCursor<'_> {
             return;
         };
         c.next();
-        if let Some(e) = c.it.take_error() {
+        if let Some(e) = c.take_error() {
             let n = self.files.get(self.index).map_or(0, |f| f.number);
             self.err = Some(in_table(n, e));
             self.current = None;
@@ -240,5 +334,8 @@ impl Cursor for LevelCursor<'_> {
     }
     fn error(&self) -> Option<&Error> {
         self.err.as_ref()
+    }
+    fn take_error(&mut self) -> Option<Error> {
+        self.err.take()
     }
 }

@@ -17,8 +17,10 @@ use crate::internal_key::{self, InternalKeyComparator, ValueType};
 pub struct Origin {
     /// The log's file number.
     pub log: u64,
-    /// Offset of the log record (the WriteBatch) in the file.
+    /// Offset of the log record (the WriteBatch) in the file: its first fragment's.
     pub offset: u64,
+    /// Offset of the entry's own record (its tag byte) in the WriteBatch.
+    pub offset_in_batch: u64,
 }
 
 /// Sorted, immutable entries of the live logs.

@@ -87,6 +87,9 @@ impl Cursor for MergingCursor<'_> {
         // missing, and a view without them would be silently wrong.
         self.children.iter().find_map(|c| c.error())
     }
+    fn take_error(&mut self) -> Option<Error> {
+        self.children.iter_mut().find_map(|c| c.take_error())
+    }
 }
 
 /// The live view of a merged cursor at snapshot `sequence`: user keys in order, each with

@@ -3,20 +3,30 @@
 //!
 //! ```text
 //! record: user key, value, sequence, kind (value | deletion),
-//!         file (NNNNNN.ldb: offset = its data block's; NNNNNN.log: offset = its batch's),
+//!         file and offset (NNNNNN.ldb: its data block's offset; NNNNNN.log: its batch's),
+//!         location: table: data block (offset, size), offset of the entry in the
+//!                          decompressed block
+//!                   log:   the batch's first fragment's offset, offset of the record in
+//!                          the batch
 //!         status: live          the newest version of a key, a value
 //!                 shadowed      an older version of a key whose newest version is a value
+//!                               (or a version above the last sequence, which no read sees)
 //!                 deleted       a deletion, or any version of a key whose newest is one
 //!                 obsolete_file in a table or log the MANIFEST no longer lists
 //! ```
+//!
+//! The live files are read as the database reads them (under salvage, past the same damaged
+//! blocks), so the keys marked `live` are exactly those a scan shows and a lookup finds.
 
 use std::cmp::Ordering;
 use std::fs::File;
 
-use crate::db::cursor::{in_table, TableFile, TableSource};
+use crate::db::cursor::{in_table, Cursor, TableCursor, TableFile};
+use crate::db::damage::Damage;
 use crate::db::filename::{self, FileKind};
 use crate::db::log_reader::{LogItem, LogReader};
-use crate::db::reader::Db;
+use crate::db::reader::{in_file, Db};
+use crate::db::salvage_table::{FoundTable, SkipIter};
 use crate::db::write_batch::WriteBatchReader;
 use crate::error::{Error, Result};
 use crate::internal_key::{self, ValueType};
@@ -48,6 +58,28 @@ impl RecordStatus {
     }
 }
 
+/// Where a record is in its file, to the byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// In a table: its data block, and the entry's offset in the decompressed block.
+    Table {
+        /// The data block's offset in the file.
+        block_offset: u64,
+        /// The data block's stored size (without its 5-byte trailer).
+        block_size: u64,
+        /// The entry's byte offset in the decompressed block.
+        offset_in_block: u64,
+    },
+    /// In a log: its WriteBatch's first physical record, and the record's offset in the
+    /// batch (its tag byte; the batch's 12-byte header comes first).
+    Log {
+        /// File offset of the batch's first physical record.
+        batch_offset: u64,
+        /// Offset of the record in the batch.
+        offset_in_batch: u64,
+    },
+}
+
 /// One record of the directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DbRecord {
@@ -63,50 +95,79 @@ pub struct DbRecord {
     pub file: String,
     /// Its data block's offset (tables) or its batch's offset (logs).
     pub offset: u64,
+    /// Where it is, to the byte.
+    pub location: Location,
     /// What became of it.
     pub status: RecordStatus,
 }
 
+/// The records of one table, walked by `c` (positioned here).
 fn table_records(
-    t: &TableReader<TableFile>,
+    mut c: TableCursor<'_>,
     file: &str,
-    status: Option<RecordStatus>,
+    status: RecordStatus,
     out: &mut Vec<DbRecord>,
 ) -> Result<()> {
-    let mut it = t.iter(ReadOptions::default());
-    it.seek_to_first();
-    while it.valid() {
-        if let Some(p) = internal_key::parse_internal_key(it.key()) {
+    c.seek_to_first();
+    while c.valid() {
+        if let (Some(p), Some(pos)) = (internal_key::parse_internal_key(c.key()), c.position()) {
             out.push(DbRecord {
                 key: p.user_key.to_vec(),
-                value: it.value().to_vec(),
+                value: c.value().to_vec(),
                 sequence: p.sequence,
                 kind: p.value_type,
                 file: file.to_string(),
-                offset: it.block_handle().map_or(0, |h| h.offset),
-                status: status.unwrap_or(RecordStatus::Live),
+                offset: pos.block.offset,
+                location: Location::Table {
+                    block_offset: pos.block.offset,
+                    block_size: pos.block.size,
+                    offset_in_block: pos.offset_in_block as u64,
+                },
+                status,
             });
         }
-        it.next();
+        c.next();
     }
-    match it.take_error() {
-        Some(e) => Err(Error::InFile {
-            file: file.to_string(),
-            source: Box::new(e),
-        }),
+    match c.take_error() {
+        Some(e) => Err(in_file(file, e)),
         None => Ok(()),
     }
 }
 
-fn log_records(bytes: &[u8], file: &str, status: Option<RecordStatus>, out: &mut Vec<DbRecord>) {
+/// The records of an obsolete log; damage is recorded (salvage) or an error.
+fn log_records(bytes: &[u8], file: &str, db: &Db, out: &mut Vec<DbRecord>) -> Result<()> {
+    let damaged = |offset: u64, len: Option<u64>, e: Error| -> Result<()> {
+        let e = in_file(file, e);
+        match db.damage_log() {
+            Some(log) => {
+                log.record(Damage::new(file, offset, len, &e));
+                Ok(())
+            }
+            None => Err(e),
+        }
+    };
     for item in LogReader::new(bytes) {
-        let LogItem::Record { offset, data } = item else {
-            continue;
+        let (offset, data) = match item {
+            LogItem::Record { offset, data } => (offset, data),
+            LogItem::Damage(e) => {
+                let len = match e {
+                    Error::BadLogRecord { dropped, .. } => Some(dropped),
+                    _ => None,
+                };
+                damaged(e.offset().unwrap_or(0), len, e)?;
+                continue;
+            }
+            LogItem::TornTail { .. } => continue,
         };
-        let Ok(b) = WriteBatchReader::new(&data) else {
-            continue;
+        let batch = WriteBatchReader::new(&data).and_then(|b| b.collect());
+        let rs = match batch {
+            Ok(rs) => rs,
+            Err(e) => {
+                damaged(offset, None, e)?;
+                continue;
+            }
         };
-        for r in b.records().map_while(Result::ok) {
+        for r in rs {
             out.push(DbRecord {
                 key: r.key.to_vec(),
                 value: r.value.to_vec(),
@@ -114,10 +175,15 @@ fn log_records(bytes: &[u8], file: &str, status: Option<RecordStatus>, out: &mut
                 kind: r.kind,
                 file: file.to_string(),
                 offset,
-                status: status.unwrap_or(RecordStatus::Live),
+                location: Location::Log {
+                    batch_offset: offset,
+                    offset_in_batch: r.offset,
+                },
+                status: RecordStatus::ObsoleteFile,
             });
         }
     }
+    Ok(())
 }
 
 /// Every record of every table and log in the database's directory, live files first in
@@ -130,13 +196,18 @@ fn log_records(bytes: &[u8], file: &str, status: Option<RecordStatus>, out: &mut
 /// # Errors
 /// I/O errors and damaged tables, naming the file.
 pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
+    let read = ReadOptions {
+        verify_checksums: db.read_options().verify_checksums,
+        fill_cache: false,
+    };
     let mut live = Vec::new();
     let mut live_tables = Vec::new();
     for level in 0..7 {
         for f in db.level_files(level) {
-            let t = db.table(f.number)?;
             let name = db.table_name(f.number).unwrap_or_default().to_string();
-            table_records(t, &name, None, &mut live).map_err(|e| in_table(f.number, e))?;
+            let c = db.walk(f.number, read)?;
+            table_records(c, &name, RecordStatus::Live, &mut live)
+                .map_err(|e| in_table(f.number, e))?;
             live_tables.push(f.number);
         }
     }
@@ -149,28 +220,38 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
                 kind: p.value_type,
                 file: filename::log_file_name(origin.log),
                 offset: origin.offset,
+                location: Location::Log {
+                    batch_offset: origin.offset,
+                    offset_in_batch: origin.offset_in_batch,
+                },
                 status: RecordStatus::Live,
             });
         }
     }
+    // The internal-key order, as the merged view reads: user key ascending, then sequence
+    // descending, a value before a deletion of the same sequence.
     let ucmp = db.internal_comparator().user_comparator().clone();
-    live.sort_by(|a, b| match ucmp.compare(&a.key, &b.key) {
-        Ordering::Equal => b.sequence.cmp(&a.sequence),
-        o => o,
+    live.sort_by(|a, b| {
+        ucmp.compare(&a.key, &b.key)
+            .then(b.sequence.cmp(&a.sequence))
+            .then((b.kind as u8).cmp(&(a.kind as u8)))
     });
-    // Status: by the newest version of each key.
+    // Status: by the newest version of each key a read can see.
+    let last = db.last_sequence();
     let mut i = 0;
     while i < live.len() {
         let mut j = i + 1;
         while j < live.len() && ucmp.compare(&live[j].key, &live[i].key) == Ordering::Equal {
             j += 1;
         }
-        let newest_deleted = live[i].kind == ValueType::Deletion;
+        let newest = live[i..j].iter().position(|r| r.sequence <= last);
+        let newest_deleted = newest.is_some_and(|n| live[i + n].kind == ValueType::Deletion);
         for (n, r) in live[i..j].iter_mut().enumerate() {
-            r.status = match (newest_deleted, n) {
-                (true, _) => RecordStatus::Deleted,
-                (false, 0) => RecordStatus::Live,
-                (false, _) => RecordStatus::Shadowed,
+            r.status = match newest {
+                Some(m) if n < m => RecordStatus::Shadowed,
+                _ if newest_deleted => RecordStatus::Deleted,
+                Some(m) if n == m => RecordStatus::Live,
+                _ => RecordStatus::Shadowed,
             };
         }
         i = j;
@@ -187,26 +268,43 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
         let path = db.dir().join(&name);
         match FileKind::parse(&name) {
             Some(FileKind::Table(n)) if !live_tables.contains(&n) => {
-                let opts = ReaderOptions::default().keys(KeyFormat::Internal);
-                let source: TableFile = Box::new(File::open(&path)?);
-                let t = TableReader::open(source, opts).map_err(|e| Error::InFile {
-                    file: name.clone(),
-                    source: Box::new(e),
-                })?;
-                table_records(&t, &name, Some(RecordStatus::ObsoleteFile), &mut obsolete)?;
+                obsolete_table(db, &path, &name, read, &mut obsolete)?;
             }
             Some(FileKind::Log(n)) if !replayed.contains(&n) => {
-                let bytes = std::fs::read(&path)?;
-                log_records(
-                    &bytes,
-                    &name,
-                    Some(RecordStatus::ObsoleteFile),
-                    &mut obsolete,
-                );
+                let bytes = std::fs::read(&path).map_err(|e| in_file(&name, e.into()))?;
+                log_records(&bytes, &name, db, &mut obsolete)?;
             }
             _ => {}
         }
     }
     live.extend(obsolete);
     Ok(live)
+}
+
+/// The records of a table the MANIFEST does not list (read past damage under salvage).
+fn obsolete_table(
+    db: &Db,
+    path: &std::path::Path,
+    name: &str,
+    read: ReadOptions,
+    out: &mut Vec<DbRecord>,
+) -> Result<()> {
+    let opts = ReaderOptions::default()
+        .keys(KeyFormat::Internal)
+        .verify_checksums(read.verify_checksums);
+    let profile = opts.compression_profile;
+    let source: TableFile = Box::new(File::open(path).map_err(|e| in_file(name, e.into()))?);
+    match (TableReader::open(source, opts), db.damage_log()) {
+        (Ok(t), log) => {
+            let c = TableCursor::skipping(SkipIter::new(&t, name, log, read));
+            table_records(c, name, RecordStatus::ObsoleteFile, out)
+        }
+        (Err(e), Some(log)) if e.is_corruption() => {
+            let bytes = std::fs::read(path).map_err(|e| in_file(name, e.into()))?;
+            let f = FoundTable::salvage(&bytes, name, &e, profile, db.internal_comparator(), log);
+            let c = TableCursor::found(&f, db.internal_comparator().clone());
+            table_records(c, name, RecordStatus::ObsoleteFile, out)
+        }
+        (Err(e), _) => Err(in_file(name, e)),
+    }
 }

@@ -214,6 +214,9 @@ impl fmt::Display for Error {
             Error::MissingFile { file } => {
                 write!(f, "{file} is listed as live by the MANIFEST but is missing")
             }
+            Error::UnsettledOrder { reason } => {
+                write!(f, "refusing to read in an unsettled order: {reason}")
+            }
         }
     }
 }

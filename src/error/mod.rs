@@ -286,6 +286,13 @@ pub enum Error {
         /// Its name.
         file: String,
     },
+    /// The order of a database's keys cannot be settled (no MANIFEST names it and the keys
+    /// fit no known order, or not the one given; or the order given contradicts the
+    /// MANIFEST's): reading in a guessed order would give wrong answers.
+    UnsettledOrder {
+        /// Why, and where the keys break each order.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -309,6 +316,7 @@ impl Error {
                 | Error::BloomMismatch { .. }
                 | Error::BloomNotFound { .. }
                 | Error::UnknownComparator { .. }
+                | Error::UnsettledOrder { .. }
         ) && !matches!(self, Error::InFile { source, .. } if !source.is_corruption())
     }
 

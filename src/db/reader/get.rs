@@ -3,6 +3,7 @@
 //! cursors over every source.
 
 use super::*;
+use crate::internal_key::ValueType;
 
 impl Db {
     /// The newest value of `user_key` at the newest sequence: its value and sequence.
@@ -34,57 +35,60 @@ impl Db {
         snapshot: u64,
         value: &mut Vec<u8>,
     ) -> Result<Option<u64>> {
+        Ok(match self.lookup_into(user_key, snapshot, value)? {
+            LookupKind::Found { sequence, .. } => Some(sequence.unwrap_or(0)),
+            LookupKind::Deleted { .. } | LookupKind::NotFound => None,
+        })
+    }
+
+    /// What the database holds for `user_key` at `snapshot`: its newest visible version, a
+    /// value (put into `value`, with its sequence) or a deletion (with its sequence), or
+    /// nothing. Under salvage the answer is the merged view's (damaged blocks skipped as
+    /// scans skip them), so a lookup agrees with a scan and with
+    /// `db::records::records`.
+    ///
+    /// # Errors
+    /// As [`get`](Self::get).
+    pub fn lookup_into(
+        &self,
+        user_key: &[u8],
+        snapshot: u64,
+        value: &mut Vec<u8>,
+    ) -> Result<LookupKind> {
+        value.clear();
+        if self.salvage {
+            return self.lookup_merged(user_key, snapshot, value);
+        }
         match self.mem.get(user_key, snapshot) {
             MemLookup::Found(v, seq) => {
-                value.clear();
                 value.extend_from_slice(v);
-                return Ok(Some(seq));
+                return Ok(LookupKind::Found {
+                    value: (),
+                    sequence: Some(seq),
+                });
             }
-            MemLookup::Deleted(_) => return Ok(None),
+            MemLookup::Deleted(seq) => return Ok(LookupKind::Deleted { sequence: seq }),
             MemLookup::NotFound => {}
         }
         let ucmp = self.icmp.user_comparator();
-        if self.repair_view {
-            // No levels to trust: the newest version over every table.
-            let mut best: Option<(u64, bool, Vec<u8>)> = None;
-            for f in &self.state.levels[0] {
-                let mut v = Vec::new();
-                let t = self.table(f.number)?;
-                let r = t
-                    .lookup_into(user_key, snapshot, self.read, &mut v)
-                    .map_err(|e| in_table(f.number, e))?;
-                let (seq, found) = match r {
-                    LookupKind::Found { sequence, .. } => (sequence.unwrap_or(0), true),
-                    LookupKind::Deleted { sequence } => (sequence, false),
-                    LookupKind::NotFound => continue,
-                };
-                if best.as_ref().is_none_or(|b| seq > b.0) {
-                    best = Some((seq, found, v));
-                }
-            }
-            return Ok(match best {
-                Some((seq, true, v)) => {
-                    *value = v;
-                    Some(seq)
-                }
-                _ => None,
-            });
-        }
         let in_range = |f: &FileMeta| {
             ucmp.compare(user_key, internal_key::user_key(&f.smallest)) != Ordering::Less
                 && ucmp.compare(user_key, internal_key::user_key(&f.largest)) != Ordering::Greater
         };
-        // The answer of table `f` (at `slot` of the table list): found (with its sequence),
-        // deleted, or not there (`None`: go on).
-        let mut probe = |f: &FileMeta, slot: u32| -> Result<Option<Option<u64>>> {
+        // The answer of table `f` (at `slot` of the table list): found or deleted (with its
+        // sequence), or not there (`None`: go on).
+        let mut probe = |f: &FileMeta, slot: u32| -> Result<Option<LookupKind>> {
             let t = self.table_at(slot, f.number)?;
             Ok(
                 match t
                     .lookup_into(user_key, snapshot, self.read, value)
                     .map_err(|e| in_table(f.number, e))?
                 {
-                    LookupKind::Found { sequence, .. } => Some(Some(sequence.unwrap_or(0))),
-                    LookupKind::Deleted { .. } => Some(None),
+                    LookupKind::Found { sequence, .. } => Some(LookupKind::Found {
+                        value: (),
+                        sequence: Some(sequence.unwrap_or(0)),
+                    }),
+                    d @ LookupKind::Deleted { .. } => Some(d),
                     LookupKind::NotFound => None,
                 },
             )
@@ -116,7 +120,53 @@ impl Db {
                 }
             }
         }
-        Ok(None)
+        Ok(LookupKind::NotFound)
+    }
+
+    /// A lookup through the merged cursor: the first version of `user_key` at or below
+    /// `snapshot`, exactly as the view finds it.
+    fn lookup_merged(
+        &self,
+        user_key: &[u8],
+        snapshot: u64,
+        value: &mut Vec<u8>,
+    ) -> Result<LookupKind> {
+        let ucmp = self.icmp.user_comparator();
+        let mut m = self.merged()?;
+        let mut target = Vec::with_capacity(user_key.len() + 8);
+        internal_key::lookup_key(&mut target, user_key, snapshot);
+        m.seek(&target);
+        while m.valid() {
+            // A key that is not an internal key is no version of anything (the view skips
+            // it too).
+            let Some(p) = internal_key::parse_internal_key(m.key()) else {
+                m.next();
+                continue;
+            };
+            if ucmp.compare(p.user_key, user_key) != Ordering::Equal {
+                break;
+            }
+            if p.sequence > snapshot {
+                m.next();
+                continue;
+            }
+            return Ok(match p.value_type {
+                ValueType::Value => {
+                    value.extend_from_slice(m.value());
+                    LookupKind::Found {
+                        value: (),
+                        sequence: Some(p.sequence),
+                    }
+                }
+                ValueType::Deletion => LookupKind::Deleted {
+                    sequence: p.sequence,
+                },
+            });
+        }
+        match m.take_error() {
+            Some(e) => Err(e),
+            None => Ok(LookupKind::NotFound),
+        }
     }
 
     /// A cursor over every internal key of the database (memtable, level 0 newest first,
@@ -127,7 +177,7 @@ impl Db {
     pub fn merged(&self) -> Result<MergingCursor<'_>> {
         let mut children: Vec<Box<dyn Cursor + '_>> = vec![Box::new(MemCursor::new(&self.mem))];
         for f in &self.state.levels[0] {
-            children.push(Box::new(TableCursor::new(self.table(f.number)?, self.read)));
+            children.push(Box::new(self.cursor(f.number, self.read)?));
         }
         for files in self.state.levels.iter().skip(1) {
             if !files.is_empty() {

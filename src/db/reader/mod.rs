@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use crate::cache::BlockCache;
 use crate::comparator::{BytewiseComparator, Comparator};
-use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableCursor, TableSource};
+use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableSource};
+use crate::db::damage::{Damage, DamageLog};
 use crate::db::filename::{self, FileKind};
 use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
 use crate::db::log_reader::{LogItem, LogReader};
@@ -41,12 +42,20 @@ pub struct DbOptions {
     pub comparators: Vec<Arc<dyn Comparator>>,
     /// Verify block checksums on every read (true).
     pub verify_checksums: bool,
-    /// Skip what is damaged instead of failing: damaged log records, missing tables, and a
-    /// missing or damaged MANIFEST (then every table and log of the directory is read, as
-    /// LevelDB's repair would). What was skipped is listed in [`Db::notes`].
+    /// Skip what is damaged instead of failing: damaged log records, missing tables, damaged
+    /// table blocks (as `sst scan TABLE --salvage`), tables that do not open (their blocks
+    /// found by checksum), and a missing or damaged MANIFEST (then every table and log of
+    /// the directory is read, as LevelDB's repair would, the last sequence and the order
+    /// taken from the keys). What was skipped is listed in [`Db::damage`] (as it is met)
+    /// and [`Db::notes`]. Scans, lookups and `db::records::records` skip the same.
     pub salvage: bool,
     /// Block cache shared by the tables (8 MiB, LevelDB's default, when `None`).
     pub block_cache: Option<Arc<BlockCache>>,
+    /// The order to read in when no MANIFEST names one (then, under `salvage` without a
+    /// usable MANIFEST, checked against every key of the tables). When a MANIFEST names
+    /// another, opening fails ([`Error::UnsettledOrder`]). `None`: the MANIFEST's, else the
+    /// order the keys are in (repair view), else bytewise.
+    pub order: Option<Arc<dyn Comparator>>,
 }
 
 impl Default for DbOptions {
@@ -56,6 +65,7 @@ impl Default for DbOptions {
             verify_checksums: true,
             salvage: false,
             block_cache: None,
+            order: None,
         }
     }
 }
@@ -77,8 +87,11 @@ pub struct LogInfo {
 pub struct Db {
     dir: PathBuf,
     manifest: Option<String>,
+    /// The live MANIFEST's last record cut off by its end (offset, length).
+    manifest_torn_tail: Option<(u64, u64)>,
     state: ManifestState,
     icmp: InternalKeyComparator,
+    order_source: OrderSource,
     mem: MemTable,
     logs: Vec<LogInfo>,
     tables: Tables,
@@ -87,6 +100,11 @@ pub struct Db {
     other_files: Vec<String>,
     last_sequence: u64,
     notes: Vec<String>,
+    /// Damage skipped under salvage, as it is met.
+    damage: DamageLog,
+    /// How much of it opening met (each also among the notes).
+    damage_at_open: usize,
+    salvage: bool,
     reader_opts: ReaderOptions,
     read: ReadOptions,
     /// No usable MANIFEST: every table is read, all as if at level 0.
@@ -113,7 +131,8 @@ fn list(dir: &Path) -> Result<Listing> {
     Ok((ours, other))
 }
 
-fn in_file(file: &str, e: Error) -> Error {
+/// `e`, naming `file` (unless it names one already).
+pub(crate) fn in_file(file: &str, e: Error) -> Error {
     match e {
         e @ Error::InFile { .. } => e,
         e => Error::InFile {
@@ -151,238 +170,6 @@ impl Db {
         Self::open_with(dir.as_ref(), opts, true)
     }
 
-    fn open_with(dir: &Path, opts: DbOptions, mmap: bool) -> Result<Db> {
-        let dir = dir.to_path_buf();
-        let (files, other_files) = list(&dir)?;
-        let mut notes = Vec::new();
-        let salvage = opts.salvage;
-
-        // CURRENT and the MANIFEST it names.
-        let manifest = filename::read_current(&dir)
-            .map_err(|e| in_file("CURRENT", e))
-            .and_then(|(name, _)| {
-                let bytes = std::fs::read(dir.join(&name)).map_err(|e| in_file(&name, e.into()))?;
-                // Any damage fails the replay: a MANIFEST missing an edit would give a wrong set
-                // of live tables; salvage then reads every table instead.
-                let st = ManifestState::replay(&bytes, false).map_err(|e| in_file(&name, e))?;
-                Ok((name, st))
-            });
-        let (manifest, mut state, repair_view) = match manifest {
-            Ok((name, st)) => {
-                for d in &st.damage {
-                    notes.push(format!("{name}: {d} (skipped)"));
-                }
-                (Some(name), st, false)
-            }
-            Err(e) if salvage => {
-                notes.push(format!(
-                    "{e}; reading every table and log of the directory instead (as LevelDB's repair would)"
-                ));
-                (None, ManifestState::default(), true)
-            }
-            Err(e) => return Err(e),
-        };
-
-        // The comparator: refuse an order we do not have.
-        let name = state
-            .comparator
-            .clone()
-            .unwrap_or_else(|| BYTEWISE_COMPARATOR_NAME.to_string());
-        let user: Arc<dyn Comparator> = opts
-            .comparators
-            .iter()
-            .find(|c| c.name() == name)
-            .cloned()
-            .or_else(|| builtin_comparator(&name))
-            .ok_or(Error::UnknownComparator { name })?;
-        let icmp = InternalKeyComparator::new(user.clone());
-
-        // Tables on disk by number (with their actual name, .ldb or .sst).
-        let on_disk: BTreeMap<u64, String> = files
-            .iter()
-            .filter_map(|(n, k)| match k {
-                FileKind::Table(num) => Some((*num, n.clone())),
-                _ => None,
-            })
-            .collect();
-        if repair_view {
-            // Every table, as level 0 (sequence numbers order the versions).
-            state.levels = vec![Vec::new(); NUM_LEVELS];
-            for (&number, name) in &on_disk {
-                let size = std::fs::metadata(dir.join(name))
-                    .map(|m| m.len())
-                    .unwrap_or(0);
-                state.levels[0].push(FileMeta {
-                    number,
-                    size,
-                    smallest: Vec::new(),
-                    largest: Vec::new(),
-                });
-            }
-        } else {
-            for (level, files) in state.levels.iter_mut().enumerate() {
-                let mut kept = Vec::with_capacity(files.len());
-                for f in files.drain(..) {
-                    if on_disk.contains_key(&f.number) {
-                        kept.push(f);
-                        continue;
-                    }
-                    let e = Error::MissingFile {
-                        file: filename::table_file_name(f.number),
-                    };
-                    if !salvage {
-                        return Err(e);
-                    }
-                    notes.push(format!("{e} (level {level}; skipped)"));
-                }
-                *files = kept;
-            }
-        }
-        // Level 0 newest first; other levels by key.
-        state.levels[0].sort_by_key(|f| std::cmp::Reverse(f.number));
-        for l in state.levels.iter_mut().skip(1) {
-            l.sort_by(|a, b| icmp.compare(&a.smallest, &b.smallest));
-        }
-
-        // The live logs, oldest first, into the memtable.
-        let mut logs = Vec::new();
-        let mut batches: Vec<(Origin, Vec<u8>)> = Vec::new();
-        for (name, kind) in &files {
-            let FileKind::Log(number) = *kind else {
-                continue;
-            };
-            if !repair_view && !state.log_is_live(number) {
-                continue;
-            }
-            let bytes = std::fs::read(dir.join(name)).map_err(|e| in_file(name, e.into()))?;
-            let mut info = LogInfo {
-                number,
-                batches: 0,
-                records: 0,
-                torn_tail: None,
-            };
-            for item in LogReader::new(&bytes) {
-                match item {
-                    LogItem::Record { offset, data } => {
-                        let checked = WriteBatchReader::new(&data)
-                            .and_then(|b| b.collect().map(|r| r.len() as u64));
-                        match checked {
-                            Ok(n) => {
-                                info.batches += 1;
-                                info.records += n;
-                                batches.push((
-                                    Origin {
-                                        log: number,
-                                        offset,
-                                    },
-                                    data.into_owned(),
-                                ));
-                            }
-                            Err(e) => {
-                                let e = in_file(name, batch_at(e, offset));
-                                if !salvage {
-                                    return Err(e);
-                                }
-                                notes.push(format!("{e} (batch skipped)"));
-                            }
-                        }
-                    }
-                    LogItem::Damage(e) => {
-                        let e = in_file(name, e);
-                        if !salvage {
-                            return Err(e);
-                        }
-                        notes.push(format!("{e} (skipped)"));
-                    }
-                    LogItem::TornTail { offset, len } => {
-                        info.torn_tail = Some((offset, len));
-                        notes.push(format!(
-                            "{name}: the last record at offset {offset} ({len} bytes) is incomplete \
-                             (a write in progress, or a cut file); ignored, as LevelDB does"
-                        ));
-                    }
-                }
-            }
-            logs.push(info);
-        }
-        let records = batches.iter().flat_map(|(origin, data)| {
-            // ok: every batch kept here decoded whole above.
-            WriteBatchReader::new(data)
-                .map(|b| {
-                    b.records()
-                        .filter_map(Result::ok)
-                        .collect::<Vec<BatchRecord<'_>>>()
-                })
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |r| (r, *origin))
-        });
-        let mem = MemTable::new(icmp.clone(), records);
-        let log_max = mem
-            .entries()
-            .iter()
-            .filter_map(|(k, _, _)| internal_key::parse_internal_key(k).map(|p| p.sequence))
-            .max()
-            .unwrap_or(0);
-        let last_sequence = state.last_sequence.max(log_max);
-
-        let cache = opts
-            .block_cache
-            .clone()
-            .unwrap_or_else(|| Arc::new(BlockCache::new(8 << 20)));
-        let mut reader_opts = ReaderOptions::default()
-            .keys(KeyFormat::Internal)
-            .block_cache(cache)
-            .verify_checksums(opts.verify_checksums);
-        reader_opts.comparator = user;
-        let live: std::collections::BTreeSet<u64> = state
-            .levels
-            .iter()
-            .flat_map(|l| l.iter().map(|f| f.number))
-            .collect();
-        let tables = Tables::new(
-            on_disk
-                .iter()
-                .filter(|(n, _)| live.contains(n))
-                .map(|(&n, name)| (n, name.clone())),
-        );
-        // The built-in bytewise order (not a user-supplied comparator of that name).
-        let bytewise = reader_opts.comparator.name() == BYTEWISE_COMPARATOR_NAME
-            && !opts
-                .comparators
-                .iter()
-                .any(|c| c.name() == BYTEWISE_COMPARATOR_NAME);
-        let search = state
-            .levels
-            .iter()
-            .enumerate()
-            .map(|(level, files)| {
-                (level > 0 && bytewise && !repair_view)
-                    .then(|| LevelSearch::build(files, |n| tables.slot(n)))
-            })
-            .collect();
-        Ok(Db {
-            dir,
-            manifest,
-            state,
-            icmp,
-            mem,
-            logs,
-            tables,
-            search,
-            other_files,
-            last_sequence,
-            notes,
-            reader_opts,
-            read: ReadOptions {
-                verify_checksums: opts.verify_checksums,
-                fill_cache: true,
-            },
-            repair_view,
-            mmap,
-        })
-    }
-
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -403,7 +190,48 @@ impl Db {
         self.icmp.user_comparator().name()
     }
 
-    /// The newest sequence number: the MANIFEST's, or a later one from the logs.
+    /// Where the order came from: the MANIFEST, the caller, the keys (salvage without a
+    /// MANIFEST), or the default.
+    pub fn order_source(&self) -> OrderSource {
+        self.order_source
+    }
+
+    /// The live MANIFEST's last record, cut off by the end of the file (offset, length):
+    /// ignored, as LevelDB does, and reported.
+    pub fn manifest_torn_tail(&self) -> Option<(u64, u64)> {
+        self.manifest_torn_tail
+    }
+
+    /// What was skipped as damaged under salvage so far (opening, then every scan and
+    /// lookup adds what it meets), each range once.
+    pub fn damage(&self) -> Vec<Damage> {
+        self.damage.all()
+    }
+
+    /// The damage log, when the database was opened with `salvage` (else damage is an
+    /// error).
+    pub(crate) fn damage_log(&self) -> Option<&DamageLog> {
+        self.salvage.then_some(&self.damage)
+    }
+
+    /// How the tables' blocks are read (checksums verified or not; the cache filled).
+    pub fn read_options(&self) -> ReadOptions {
+        self.read
+    }
+
+    /// How many of [`damage`](Self::damage)'s entries were met while opening (each is also
+    /// among the [`notes`](Self::notes)); later ones were met by reads.
+    pub fn damage_at_open(&self) -> usize {
+        self.damage_at_open
+    }
+
+    /// Whether the database was opened with `salvage`.
+    pub fn is_salvage(&self) -> bool {
+        self.salvage
+    }
+
+    /// The newest sequence number: the MANIFEST's, or a later one from the logs (without a
+    /// MANIFEST, the highest in the tables and logs).
     pub fn last_sequence(&self) -> u64 {
         self.last_sequence
     }
@@ -423,7 +251,8 @@ impl Db {
         &self.mem
     }
 
-    /// What was skipped or noticed while opening (damage with `salvage`, a torn log tail).
+    /// What was skipped or noticed while opening (damage with `salvage`, a torn log or
+    /// MANIFEST tail).
     pub fn notes(&self) -> &[String] {
         &self.notes
     }
@@ -476,7 +305,10 @@ pub fn builtin_comparator(name: &str) -> Option<Arc<dyn Comparator>> {
 
 mod get;
 mod level_search;
+mod open;
+mod order;
 mod tables;
 
 use level_search::LevelSearch;
+pub use order::OrderSource;
 use tables::Tables;

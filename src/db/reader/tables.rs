@@ -1,21 +1,27 @@
 //! The live tables of an open database: each opened on first use (pread or a memory map),
-//! found by file number or, from a level's search aid, by its place in the list.
+//! found by file number or, from a level's search aid, by its place in the list. Under
+//! salvage a table is read past its damaged blocks, and a table that does not open is read
+//! from the blocks its checksums find (`salvage_table.rs`).
 
 use std::fs::File;
 use std::sync::OnceLock;
 
 use super::level_search::NO_SLOT;
 use super::{in_file, Db};
-use crate::db::cursor::{TableFile, TableSource};
+use crate::db::cursor::{TableCursor, TableFile, TableSource};
 use crate::db::filename;
+use crate::db::salvage_table::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
+use crate::options::ReadOptions;
 use crate::table::TableReader;
 
-/// One live table: its number, file name, and reader once opened.
+/// One live table: its number, file name, and reader once opened (or, under salvage, what
+/// its block checksums found when it does not open).
 struct Entry {
     number: u64,
     name: String,
     reader: OnceLock<TableReader<TableFile>>,
+    found: OnceLock<FoundTable>,
 }
 
 /// The live tables present in the directory, sorted by file number.
@@ -29,6 +35,7 @@ impl Tables {
                 number,
                 name,
                 reader: OnceLock::new(),
+                found: OnceLock::new(),
             })
             .collect();
         v.sort_by_key(|e| e.number);
@@ -51,6 +58,13 @@ impl Tables {
 
     fn get(&self, number: u64) -> Option<&Entry> {
         self.0.get(self.slot(number) as usize)
+    }
+
+    /// Table `number` is read from what salvage found (it does not open).
+    pub(super) fn set_found(&self, number: u64, found: FoundTable) {
+        if let Some(e) = self.get(number) {
+            let _ = e.found.set(found);
+        }
     }
 }
 
@@ -102,5 +116,59 @@ impl Db {
 impl TableSource for Db {
     fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
         self.table_at(self.tables.slot(number), number)
+    }
+
+    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+        if self.salvage {
+            self.walk(number, opts)
+        } else {
+            Ok(TableCursor::new(self.table(number)?, opts))
+        }
+    }
+}
+
+impl Db {
+    /// A walk over table `number`, each entry with its position: under salvage damaged
+    /// blocks are skipped (and recorded) and a table that does not open is read from the
+    /// blocks its checksums find; otherwise the first damage stops the walk with an error.
+    ///
+    /// # Errors
+    /// The table cannot be read (an I/O error; without salvage, any damage), naming it.
+    pub(crate) fn walk(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+        let e = self.tables.get(number).ok_or_else(|| Error::MissingFile {
+            file: filename::table_file_name(number),
+        })?;
+        if let Some(f) = e.found.get() {
+            return Ok(TableCursor::found(f, self.icmp.clone()));
+        }
+        match self.table_at(self.tables.slot(number), number) {
+            // Without salvage, the table's own iterator (with its readahead): the first
+            // damage stops it with an error.
+            Ok(t) if !self.salvage => Ok(TableCursor::new(t, opts)),
+            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(
+                t,
+                &e.name,
+                Some(&self.damage),
+                opts,
+            ))),
+            Err(err) if self.salvage && err.is_corruption() => {
+                let bytes = std::fs::read(self.dir.join(&e.name))
+                    .map_err(|io| in_file(&e.name, io.into()))?;
+                let found = FoundTable::salvage(
+                    &bytes,
+                    &e.name,
+                    &err,
+                    self.reader_opts.compression_profile,
+                    &self.icmp,
+                    &self.damage,
+                );
+                let _ = e.found.set(found);
+                let f = e.found.get().ok_or_else(|| Error::MissingFile {
+                    file: e.name.clone(),
+                })?;
+                Ok(TableCursor::found(f, self.icmp.clone()))
+            }
+            Err(err) => Err(err),
+        }
     }
 }

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# `sst bloom add` and `check` through the CLI, keys/s, on one local redis-server and on a
+# local Redis Cluster (3 masters + 3 replicas), side by side in one run with:
+#   - the library bench on the same servers (examples/redis_bloom_bench.rs -- --redis ...),
+#   - redis-benchmark's per-bit rate: plain SETBIT, one client, no pipelining (one round
+#     trip per bit, the design the batched filter replaces), in keys/s at k bits per key,
+#   - redis-benchmark SETBIT pipelined 100 deep (what the server can take), for reference.
+#
+#   bash scripts/bench_bloom_cli.sh [KEYS] [RUNS]      (default 300000 keys, 5 runs)
+#
+# The filters have the CLI's default capacity (1,000,000 keys at 1%), so the keys go into
+# one layer, as in issue 29's measurement.
+#
+# Servers run on free loopback ports in a temporary directory and are killed on exit
+# (also on failure or Ctrl-C). Prints a Markdown table (medians of RUNS) for docs/bloom.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+KEYS=${1:-300000}
+RUNS=${2:-5}
+CAP=1000000
+K=8   # probes per key at the first layer's 0.5% (1% target, ratio 0.5): k = round(ln2 * 11.03)
+
+cargo build --release -q -p leveldb-table-cli --bin sst
+cargo build --release -q -p sst-bloom --features redis --example redis_bloom_bench
+SST=target/release/sst
+LIB=target/release/examples/redis_bloom_bench
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  # A free port whose cluster-bus port (+10000) is free too.
+  python3 - <<'PY'
+import socket
+while True:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]
+    if p > 55000: s.close(); continue
+    t = socket.socket()
+    try:
+        t.bind(("127.0.0.1", p + 10000)); t.close(); s.close(); print(p); break
+    except OSError:
+        s.close(); t.close()
+PY
+}
+
+start_server() {  # start_server PORT DIR [extra args...]
+  local port=$1 dir=$2; shift 2
+  mkdir -p "$dir"
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+    --logfile "$dir/redis.log" --daemonize no "$@" >/dev/null 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 600); do
+    [ "$(redis-cli -p "$port" PING 2>/dev/null)" = PONG ] && return 0
+    sleep 0.1
+  done
+  echo "redis-server on $port did not start" >&2; exit 1
+}
+
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+# Keys: present (added, then checked).
+seq -f 'key:%012g' 1 "$KEYS" > "$WORK/keys.txt"
+
+now() { date +%s.%N; }
+rate() { python3 -c "print(round($1 / ($3 - $2)))"; }
+median() { python3 -c "import sys,statistics; print(round(statistics.median(map(float, sys.argv[1:]))))" "$@"; }
+
+field() { python3 -c "import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2]) or 0)" "$1" "$2"; }
+
+# One CLI add+check of a fresh filter: "add check" keys/s.
+cli_once() {
+  local name="cli.$RANDOM.$RANDOM" t0 t1 t2
+  t0=$(now)
+  "$SST" bloom add "$@" --name "$name" --capacity "$CAP" < "$WORK/keys.txt" > /dev/null
+  t1=$(now)
+  "$SST" bloom check "$@" --name "$name" < "$WORK/keys.txt" > "$WORK/check.out"
+  t2=$(now)
+  [ "$(grep -c '^maybe' "$WORK/check.out")" -eq "$KEYS" ] || { echo "false negatives" >&2; exit 1; }
+  echo "$(rate "$KEYS" "$t0" "$t1") $(rate "$KEYS" "$t1" "$t2")"
+}
+
+# One library add+check (and the redis crate's cluster check when asked): "add check crate".
+lib_once() {
+  local out
+  out=$("$LIB" --redis "$@" --keys "$KEYS" --capacity "$CAP" --name "lib.$RANDOM.$RANDOM")
+  echo "$(field "$out" add_keys_per_s) $(field "$out" check_present_keys_per_s) $(field "$out" redis_crate_cluster_check_keys_per_s)"
+}
+
+# paired SERVERS [--cluster]: RUNS rounds, each a CLI run and a library run on the same
+# servers, in alternating order (the machine's load drifts); prints the medians
+# "cli_add cli_check lib_add lib_check crate_check".
+paired() {
+  local servers=$1; shift
+  local ca=() cc=() la=() lc=() cr=() run a b c d e f g
+  local crate=()
+  [ "${1:-}" = --cluster ] && crate=(--crate-cluster)
+  for run in $(seq 1 "$RUNS"); do
+    if [ $((run % 2)) = 1 ]; then
+      read -r a b < <(cli_once --redis "$servers" "$@")
+      read -r c d e < <(lib_once "$servers" "$@" "${crate[@]+"${crate[@]}"}")
+    else
+      read -r c d e < <(lib_once "$servers" "$@" "${crate[@]+"${crate[@]}"}")
+      read -r a b < <(cli_once --redis "$servers" "$@")
+    fi
+    ca+=("$a"); cc+=("$b"); la+=("$c"); lc+=("$d"); cr+=("$e")
+  done
+  echo "$(median "${ca[@]}") $(median "${cc[@]}") $(median "${la[@]}") $(median "${lc[@]}") $(median "${cr[@]}")"
+}
+
+setbit_rate() {  # setbit_rate PORT PIPELINE -> SETBIT requests/s
+  redis-benchmark -h 127.0.0.1 -p "$1" -c 1 -P "$2" -n 200000 -r 1000000 --csv \
+    SETBIT 'rb:__rand_int__' 7 1 | sed -n 2p | cut -d, -f2 | tr -d '"'
+}
+
+# --- one redis-server
+PORT=$(free_port)
+start_server "$PORT" "$WORK/single"
+URL="redis://127.0.0.1:$PORT/"
+read -r CLI_ADD CLI_CHECK LIB_ADD LIB_CHECK _ < <(paired "$URL")
+SETBIT_1=$(setbit_rate "$PORT" 1)
+SETBIT_P=$(setbit_rate "$PORT" 100)
+
+# --- a Redis Cluster: 3 masters, 3 replicas
+NODES=()
+for i in 1 2 3 4 5 6; do
+  p=$(free_port)
+  start_server "$p" "$WORK/node$i" --cluster-enabled yes --cluster-config-file nodes.conf \
+    --cluster-node-timeout 1000
+  NODES+=("127.0.0.1:$p")
+done
+redis-cli --cluster create "${NODES[@]}" --cluster-replicas 1 --cluster-yes >/dev/null
+for _ in $(seq 1 600); do
+  ok=1
+  for n in "${NODES[@]}"; do
+    redis-cli -p "${n#*:}" CLUSTER INFO | grep -q 'cluster_state:ok' || ok=0
+  done
+  [ $ok = 1 ] && break
+  sleep 0.1
+done
+SEEDS=$(printf 'redis://%s,' "${NODES[@]}"); SEEDS=${SEEDS%,}
+read -r CCLI_ADD CCLI_CHECK CLIB_ADD CLIB_CHECK CRATE_CHECK < <(paired "$SEEDS" --cluster)
+
+PERBIT=$(python3 -c "print(round($SETBIT_1 / $K))")
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+cat <<EOF
+$(date -u +%Y-%m-%d) $(redis-server --version | cut -d' ' -f3) $(nproc) cores, $KEYS keys into one layer (capacity $CAP at 1%), median of $RUNS runs, load average before: $LOAD
+
+| | one redis-server | Redis Cluster (3+3, same machine) |
+|---|---:|---:|
+| \`sst bloom add\`, keys/s | $CLI_ADD | $CCLI_ADD |
+| \`sst bloom check\`, keys/s | $CLI_CHECK | $CCLI_CHECK |
+| library add (\`redis_bloom_bench\`), keys/s | $LIB_ADD | $CLIB_ADD |
+| library check, keys/s | $LIB_CHECK | $CLIB_CHECK |
+| check through the \`redis\` crate's cluster client (\`cluster_pipe\`), keys/s | | $CRATE_CHECK |
+| library check / \`redis\` crate's cluster check | | $(ratio "$CLIB_CHECK" "$CRATE_CHECK") |
+| library / CLI, add | $(ratio "$LIB_ADD" "$CLI_ADD") | $(ratio "$CLIB_ADD" "$CCLI_ADD") |
+| library / CLI, check | $(ratio "$LIB_CHECK" "$CLI_CHECK") | $(ratio "$CLIB_CHECK" "$CCLI_CHECK") |
+| per-bit design: redis-benchmark SETBIT -c 1 -P 1 / k=$K, keys/s | $PERBIT | |
+| CLI add / per-bit | $(ratio "$CLI_ADD" "$PERBIT") | |
+| CLI check / per-bit | $(ratio "$CLI_CHECK" "$PERBIT") | |
+| redis-benchmark SETBIT -c 1 -P 100, bits/s (server capacity) | $(printf %.0f "$SETBIT_P") | |
+EOF

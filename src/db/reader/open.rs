@@ -1,0 +1,416 @@
+//! Opening a database: CURRENT and its MANIFEST (or, under salvage without a usable one,
+//! every table and log: LevelDB's repair view), the order, the live logs into the memtable.
+//!
+//! ```text
+//! CURRENT -> MANIFEST: levels, comparator, log number, last sequence
+//!            (unusable + salvage: every table at level 0, every log; the order and the last
+//!             sequence from the keys themselves, order.rs)
+//! logs (live ones, oldest first) -> WriteBatches -> memtable (sorted in the order)
+//! ```
+
+use super::order::{self, OrderSource};
+use super::*;
+
+/// The batches of the replayed logs, each with where it came from.
+type Batches = Vec<(Origin, Vec<u8>)>;
+
+impl Db {
+    pub(super) fn open_with(dir: &Path, opts: DbOptions, mmap: bool) -> Result<Db> {
+        let dir = dir.to_path_buf();
+        let (files, other_files) = list(&dir)?;
+        let mut notes = Vec::new();
+        let damage = DamageLog::default();
+        let salvage = opts.salvage;
+
+        // CURRENT and the MANIFEST it names.
+        let manifest = filename::read_current(&dir)
+            .map_err(|e| in_file("CURRENT", e))
+            .and_then(|(name, _)| {
+                let bytes = std::fs::read(dir.join(&name)).map_err(|e| in_file(&name, e.into()))?;
+                // Any damage fails the replay: a MANIFEST missing an edit would give a wrong set
+                // of live tables; salvage then reads every table instead.
+                let st = ManifestState::replay(&bytes, false).map_err(|e| in_file(&name, e))?;
+                Ok((name, st))
+            });
+        let (manifest, mut state, repair_view) = match manifest {
+            Ok((name, st)) => {
+                for d in &st.damage {
+                    notes.push(format!("{name}: {d} (skipped)"));
+                }
+                if let Some((offset, len)) = st.torn_tail {
+                    notes.push(torn_note(&name, offset, len));
+                }
+                (Some(name), st, false)
+            }
+            Err(e) if salvage => {
+                notes.push(format!(
+                    "{e}; reading every table and log of the directory instead (as LevelDB's repair would)"
+                ));
+                if e.is_corruption() {
+                    damage.record(Damage::new(
+                        &manifest_file_of(&e),
+                        e.offset().unwrap_or(0),
+                        None,
+                        &e,
+                    ));
+                }
+                (None, ManifestState::default(), true)
+            }
+            Err(e) => return Err(e),
+        };
+        let manifest_torn_tail = state.torn_tail.filter(|_| !repair_view);
+
+        // The comparator a MANIFEST names: the live one's, or (repair view) the newest
+        // MANIFEST file's that still says it.
+        let named = if repair_view {
+            newest_manifest_comparator(&dir, &files)
+        } else {
+            state
+                .comparator
+                .clone()
+                .map(|c| (manifest.clone().unwrap_or_default(), c))
+        };
+        if let (Some(g), Some((file, name))) = (&opts.order, &named) {
+            if g.name() != name {
+                return Err(Error::UnsettledOrder {
+                    reason: format!(
+                        "the order given, {:?}, contradicts the MANIFEST ({file}), which names \
+                         {name:?} (a database is read in its MANIFEST's order)",
+                        g.name()
+                    ),
+                });
+            }
+        }
+
+        // Tables on disk by number (with their actual name, .ldb or .sst).
+        let on_disk: BTreeMap<u64, String> = files
+            .iter()
+            .filter_map(|(n, k)| match k {
+                FileKind::Table(num) => Some((*num, n.clone())),
+                _ => None,
+            })
+            .collect();
+
+        // The live logs, oldest first (every log in the repair view).
+        let (logs, batches) = read_logs(
+            &dir,
+            &files,
+            &state,
+            repair_view,
+            &mut notes,
+            &damage,
+            salvage,
+        )?;
+
+        // The order.
+        let mut found = BTreeMap::new();
+        let mut table_max = 0;
+        let (user, order_source) = if repair_view {
+            let given = match &named {
+                Some((_, name)) => Some((
+                    order::named(name, opts.order.as_ref(), &opts.comparators)?,
+                    OrderSource::Manifest,
+                )),
+                None => opts.order.clone().map(|c| (c, OrderSource::Given)),
+            };
+            let log_keys: Vec<&[u8]> = batches
+                .iter()
+                .flat_map(|(_, data)| batch_keys(data))
+                .collect();
+            let before = damage.len();
+            let w = order::walk(
+                &dir,
+                &on_disk,
+                log_keys.into_iter(),
+                given.as_ref().map(|(c, _)| c.clone()),
+                opts.verify_checksums,
+                &damage,
+            )?;
+            for d in damage.all().iter().skip(before) {
+                notes.push(format!("{d}"));
+            }
+            let chosen = w.choose(given.map(|(_, s)| s))?;
+            table_max = w.max_sequence;
+            found = w.found;
+            chosen
+        } else {
+            match &named {
+                Some((_, name)) => (
+                    order::named(name, opts.order.as_ref(), &opts.comparators)?,
+                    OrderSource::Manifest,
+                ),
+                None => match &opts.order {
+                    Some(c) => (c.clone(), OrderSource::Given),
+                    None => (
+                        order::named(BYTEWISE_COMPARATOR_NAME, None, &opts.comparators)?,
+                        OrderSource::Default,
+                    ),
+                },
+            }
+        };
+        let icmp = InternalKeyComparator::new(user.clone());
+
+        if repair_view {
+            // Every table, as level 0 (sequence numbers order the versions).
+            state.levels = vec![Vec::new(); NUM_LEVELS];
+            for (&number, name) in &on_disk {
+                let size = std::fs::metadata(dir.join(name))
+                    .map(|m| m.len())
+                    .unwrap_or(0);
+                state.levels[0].push(FileMeta {
+                    number,
+                    size,
+                    smallest: Vec::new(),
+                    largest: Vec::new(),
+                });
+            }
+        } else {
+            for (level, files) in state.levels.iter_mut().enumerate() {
+                let mut kept = Vec::with_capacity(files.len());
+                for f in files.drain(..) {
+                    if on_disk.contains_key(&f.number) {
+                        kept.push(f);
+                        continue;
+                    }
+                    let e = Error::MissingFile {
+                        file: filename::table_file_name(f.number),
+                    };
+                    if !salvage {
+                        return Err(e);
+                    }
+                    notes.push(format!("{e} (level {level}; skipped)"));
+                    damage.record(Damage::new(
+                        &filename::table_file_name(f.number),
+                        0,
+                        None,
+                        &e,
+                    ));
+                }
+                *files = kept;
+            }
+        }
+        // Level 0 newest first; other levels by key.
+        state.levels[0].sort_by_key(|f| std::cmp::Reverse(f.number));
+        for l in state.levels.iter_mut().skip(1) {
+            l.sort_by(|a, b| icmp.compare(&a.smallest, &b.smallest));
+        }
+
+        let records = batches.iter().flat_map(|(origin, data)| {
+            // Every batch kept here decoded whole when its log was read.
+            WriteBatchReader::new(data)
+                .map(|b| {
+                    b.records()
+                        .filter_map(Result::ok)
+                        .collect::<Vec<BatchRecord<'_>>>()
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |r| {
+                    let o = Origin {
+                        offset_in_batch: r.offset,
+                        ..*origin
+                    };
+                    (r, o)
+                })
+        });
+        let mem = MemTable::new(icmp.clone(), records);
+        let log_max = mem
+            .entries()
+            .iter()
+            .filter_map(|(k, _, _)| internal_key::parse_internal_key(k).map(|p| p.sequence))
+            .max()
+            .unwrap_or(0);
+        let last_sequence = state.last_sequence.max(log_max).max(table_max);
+
+        let cache = opts
+            .block_cache
+            .clone()
+            .unwrap_or_else(|| Arc::new(BlockCache::new(8 << 20)));
+        let mut reader_opts = ReaderOptions::default()
+            .keys(KeyFormat::Internal)
+            .block_cache(cache)
+            .verify_checksums(opts.verify_checksums);
+        reader_opts.comparator = user;
+        let live: std::collections::BTreeSet<u64> = state
+            .levels
+            .iter()
+            .flat_map(|l| l.iter().map(|f| f.number))
+            .collect();
+        let tables = Tables::new(
+            on_disk
+                .iter()
+                .filter(|(n, _)| live.contains(n))
+                .map(|(&n, name)| (n, name.clone())),
+        );
+        for (number, mut f) in found {
+            f.sort(&icmp);
+            tables.set_found(number, f);
+        }
+        // The built-in bytewise order (not a user-supplied comparator of that name).
+        let bytewise = reader_opts.comparator.name() == BYTEWISE_COMPARATOR_NAME
+            && !opts
+                .comparators
+                .iter()
+                .chain(opts.order.iter())
+                .any(|c| c.name() == BYTEWISE_COMPARATOR_NAME);
+        let search = state
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(level, files)| {
+                (level > 0 && bytewise && !repair_view)
+                    .then(|| LevelSearch::build(files, |n| tables.slot(n)))
+            })
+            .collect();
+        Ok(Db {
+            dir,
+            manifest,
+            manifest_torn_tail,
+            state,
+            icmp,
+            order_source,
+            mem,
+            logs,
+            tables,
+            search,
+            other_files,
+            last_sequence,
+            notes,
+            damage_at_open: damage.len(),
+            damage,
+            salvage,
+            reader_opts,
+            read: ReadOptions {
+                verify_checksums: opts.verify_checksums,
+                fill_cache: true,
+            },
+            repair_view,
+            mmap,
+        })
+    }
+}
+
+/// The note for a record cut off by the end of `file`.
+fn torn_note(file: &str, offset: u64, len: u64) -> String {
+    format!(
+        "{file}: the last record at offset {offset} ({len} bytes) is incomplete (a write in \
+         progress, or a cut file); ignored, as LevelDB does"
+    )
+}
+
+/// The file an error opening the MANIFEST is about (`CURRENT`, or the MANIFEST's name).
+fn manifest_file_of(e: &Error) -> String {
+    match e {
+        Error::InFile { file, .. } => file.clone(),
+        _ => "CURRENT".into(),
+    }
+}
+
+/// The comparator the newest MANIFEST file of the directory names, read as far as it goes
+/// (its first record names it): (file, comparator).
+fn newest_manifest_comparator(
+    dir: &Path,
+    files: &[(String, FileKind)],
+) -> Option<(String, String)> {
+    let mut manifests: Vec<(u64, &String)> = files
+        .iter()
+        .filter_map(|(n, k)| match k {
+            FileKind::Manifest(num) => Some((*num, n)),
+            _ => None,
+        })
+        .collect();
+    manifests.sort();
+    manifests.into_iter().rev().find_map(|(_, name)| {
+        let bytes = std::fs::read(dir.join(name)).ok()?;
+        let st = ManifestState::replay(&bytes, true).ok()?;
+        st.comparator.map(|c| (name.clone(), c))
+    })
+}
+
+/// The user keys of a batch that decodes.
+fn batch_keys(data: &[u8]) -> Vec<&[u8]> {
+    WriteBatchReader::new(data)
+        .map(|b| b.records().filter_map(Result::ok).map(|r| r.key).collect())
+        .unwrap_or_default()
+}
+
+/// Reads the live logs (every log in the repair view), oldest first: what each held, and
+/// its whole batches. Damage is an error, or (salvage) a note and a skip.
+fn read_logs(
+    dir: &Path,
+    files: &[(String, FileKind)],
+    state: &ManifestState,
+    repair_view: bool,
+    notes: &mut Vec<String>,
+    damage: &DamageLog,
+    salvage: bool,
+) -> Result<(Vec<LogInfo>, Batches)> {
+    let mut logs = Vec::new();
+    let mut batches: Batches = Vec::new();
+    for (name, kind) in files {
+        let FileKind::Log(number) = *kind else {
+            continue;
+        };
+        if !repair_view && !state.log_is_live(number) {
+            continue;
+        }
+        let bytes = std::fs::read(dir.join(name)).map_err(|e| in_file(name, e.into()))?;
+        let mut info = LogInfo {
+            number,
+            batches: 0,
+            records: 0,
+            torn_tail: None,
+        };
+        for item in LogReader::new(&bytes) {
+            match item {
+                LogItem::Record { offset, data } => {
+                    let checked = WriteBatchReader::new(&data)
+                        .and_then(|b| b.collect().map(|r| r.len() as u64));
+                    match checked {
+                        Ok(n) => {
+                            info.batches += 1;
+                            info.records += n;
+                            batches.push((
+                                Origin {
+                                    log: number,
+                                    offset,
+                                    offset_in_batch: 0,
+                                },
+                                data.into_owned(),
+                            ));
+                        }
+                        Err(e) => {
+                            let e = in_file(name, batch_at(e, offset));
+                            if !salvage {
+                                return Err(e);
+                            }
+                            notes.push(format!("{e} (batch skipped)"));
+                            damage.record(Damage::new(name, offset, None, &e));
+                        }
+                    }
+                }
+                LogItem::Damage(e) => {
+                    let e = in_file(name, e);
+                    if !salvage {
+                        return Err(e);
+                    }
+                    notes.push(format!("{e} (skipped)"));
+                    let len = match &e {
+                        Error::InFile { source, .. } => match **source {
+                            Error::BadLogRecord { dropped, .. } => Some(dropped),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    damage.record(Damage::new(name, e.offset().unwrap_or(0), len, &e));
+                }
+                LogItem::TornTail { offset, len } => {
+                    info.torn_tail = Some((offset, len));
+                    notes.push(torn_note(name, offset, len));
+                }
+            }
+        }
+        logs.push(info);
+    }
+    Ok((logs, batches))
+}
