@@ -12,7 +12,8 @@ use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
 use serde_json::json;
 
 use crate::decoding::{Decoding, Kind};
-use crate::value_json::{push_decoded, push_int, Blobs};
+use crate::json_text::push_int;
+use crate::value_json::{push_decoded, Blobs};
 
 impl Decoding<'_> {
     /// Appends the row's decoded field (`,"idb":{...}`, `,"local_storage":{...}`...).
