@@ -11,7 +11,7 @@
 //! IndexedDB, indexes into the record's blob list, which `idb` resolves), and the others
 //! (DOMPoint, DOMMatrix, CryptoKey, ImageData...) by name and fields.
 //!
-//! The byte layouts are in [`format`] (and `docs/indexeddb.md`); every tag and rule is
+//! The byte layouts are in [`format`](mod@format) (and `docs/indexeddb.md`); every tag and rule is
 //! V8's `src/objects/value-serializer.cc` or Blink's `v8_script_value_deserializer.cc`,
 //! read and written anew here.
 //!
