@@ -36,6 +36,7 @@ pub mod format;
 mod frame;
 mod host;
 mod host_media;
+mod host_read;
 mod keys;
 mod leaf;
 mod number;
