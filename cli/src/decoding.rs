@@ -17,7 +17,8 @@ use crate::common::Failure;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DecodeMode {
     /// IndexedDB for a database in `idb_cmp1` order; localStorage or sessionStorage when
-    /// every key is one those databases write; else nothing.
+    /// the first keys are all keys those databases write and their version key is there;
+    /// else nothing.
     Auto,
     /// Nothing: keys and values as bytes.
     None,
@@ -44,6 +45,20 @@ pub struct DecodeArgs {
     /// given).
     #[arg(long, value_name = "NAME")]
     pub store: Option<String>,
+}
+
+impl DecodeArgs {
+    /// Refuses `--database` / `--store` where they would select nothing (`db get` looks up
+    /// the keys given).
+    pub fn refuse_filters(&self, command: &str) -> Result<(), Failure> {
+        if self.database.is_some() || self.store.is_some() {
+            return Err(Failure::error(format!(
+                "{command}: --database and --store select rows of scan and records; get \
+                 looks up the keys given"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// What is decoded.
@@ -213,7 +228,7 @@ impl<'a> Decoding<'a> {
 }
 
 /// localStorage or sessionStorage, when the first keys of the database are all keys one
-/// of them writes.
+/// of them writes and its version key is there.
 fn detect(db: &Db) -> Kind {
     let Ok(mut view) = db.view() else {
         return Kind::None;
@@ -224,10 +239,13 @@ fn detect(db: &Db) -> Kind {
         keys.push(view.key().to_vec());
         view.next();
     }
+    // Chrome writes its schema version key first of all: required, so that a database whose
+    // first keys merely look alike is not decoded as one of these.
+    let has = |k: &[u8]| matches!(db.get(k), Ok(Some(_)));
     match dom_storage::detect(keys.iter().map(Vec::as_slice)) {
-        Some(StorageKind::Local) => Kind::Local,
-        Some(StorageKind::Session) => Kind::Session,
-        None => Kind::None,
+        Some(StorageKind::Local) if has(b"VERSION") => Kind::Local,
+        Some(StorageKind::Session) if has(b"version") => Kind::Session,
+        _ => Kind::None,
     }
 }
 

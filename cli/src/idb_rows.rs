@@ -5,13 +5,14 @@
 use std::borrow::Cow;
 
 use leveldb_table::idb::{
-    blob_entry_key, blob_file_path, decode_external_objects, decode_key, decode_record_value,
-    unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
+    blob_entry_key, blob_file_path, decode_exists_value, decode_external_objects, decode_key,
+    decode_record_value, unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
 };
 use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
 use serde_json::json;
 
 use crate::decoding::{Decoding, Kind};
+use crate::json_text::push_int;
 use crate::value_json::{push_decoded, Blobs};
 
 impl Decoding<'_> {
@@ -98,83 +99,196 @@ impl Decoding<'_> {
         }
     }
 
+    /// The `"idb"` object, written directly in the field order `serde_json` gives it
+    /// (alphabetical, as before names and values were added); metadata rows through
+    /// `crate::idb::decoded_json`.
     fn push_idb_json(&self, line: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>) {
-        let Some(mut v) = crate::idb::decoded_json(key, value) else {
-            return;
-        };
         let Some(d) = decode_key(key) else {
             return;
         };
+        if let KeyBody::Meta { .. } = d.body {
+            if let Some(mut v) = crate::idb::decoded_json(key, value) {
+                if let (Some(obj), Some(name)) = (
+                    v.as_object_mut(),
+                    self.catalog
+                        .database(d.prefix.database)
+                        .and_then(|x| x.name.as_ref()),
+                ) {
+                    obj.insert("db_name".into(), json!(name));
+                }
+                line.extend_from_slice(b",\"idb\":");
+                line.extend_from_slice(v.to_string().as_bytes());
+            }
+            return;
+        }
         let p = d.prefix;
-        let is_record = matches!(d.body, KeyBody::Record(_));
-        if let Some(obj) = v.as_object_mut() {
-            if let Some(name) = self
-                .catalog
-                .database(p.database)
-                .and_then(|x| x.name.as_ref())
-            {
-                obj.insert("db_name".into(), json!(name));
+        let store = self.catalog.store(p.database, p.store);
+        let str_field = |line: &mut Vec<u8>, name: &str, v: &str| {
+            line.extend_from_slice(name.as_bytes());
+            crate::idb_json::push_display(line, &v);
+        };
+        let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<leveldb_table::idb::IdbKey>| {
+            line.extend_from_slice(name.as_bytes());
+            match k {
+                Some(k) => crate::idb_json::push_key(line, k),
+                None => line.extend_from_slice(b"null"),
             }
-            let store = self
-                .catalog
-                .store(p.database, p.store)
-                .filter(|_| p.store != 0);
-            if let Some(name) = store.and_then(|s| s.name.as_ref()) {
-                obj.insert("store_name".into(), json!(name));
+        };
+        line.extend_from_slice(b",\"idb\":{\"db\":");
+        push_int(line, p.database);
+        if let Some(name) = self
+            .catalog
+            .database(p.database)
+            .and_then(|x| x.name.as_ref())
+        {
+            str_field(line, ",\"db_name\":", name);
+        }
+        line.extend_from_slice(b",\"index\":");
+        push_int(line, p.index);
+        let (kind, k) = match &d.body {
+            KeyBody::Record(k) => ("record", k),
+            KeyBody::Exists(k) => ("exists", k),
+            KeyBody::Blob(k) => ("blob", k),
+            KeyBody::IndexEntry { key, .. } => {
+                let name = store
+                    .and_then(|s| s.indexes.get(&p.index))
+                    .and_then(|i| i.name.as_ref());
+                if let Some(name) = name {
+                    str_field(line, ",\"index_name\":", name);
+                }
+                ("index", key)
             }
-            // A value moved into a blob file: where the file is.
-            if let Some(Envelope::InBlob { index, .. }) =
-                value.and_then(decode_record_value).map(|r| r.envelope)
-            {
+            KeyBody::Meta { .. } => return,
+        };
+        key_field(line, ",\"key\":", k);
+        line.extend_from_slice(b",\"kind\":\"");
+        line.extend_from_slice(kind.as_bytes());
+        line.push(b'"');
+        if let KeyBody::IndexEntry {
+            sequence, primary, ..
+        } = &d.body
+        {
+            key_field(line, ",\"primary_key\":", primary);
+            match sequence {
+                Some(s) => line.extend_from_slice(format!(",\"sequence\":{s}").as_bytes()),
+                None => line.extend_from_slice(b",\"sequence\":null"),
+            }
+        }
+        line.extend_from_slice(b",\"store\":");
+        push_int(line, p.store);
+        if let Some(name) = store.and_then(|s| s.name.as_ref()) {
+            str_field(line, ",\"store_name\":", name);
+        }
+        line.extend_from_slice(b",\"text\":");
+        crate::idb_json::push_display(line, &d);
+        match &d.body {
+            KeyBody::Record(_) => {
+                let Some(rv) = value.and_then(decode_record_value) else {
+                    line.push(b'}');
+                    return;
+                };
+                line.extend_from_slice(b",\"value\":");
+                self.push_envelope(line, key, p.database, rv.version, &rv.envelope);
+                let at = line.len();
+                line.extend_from_slice(b",\"data\":");
+                if let Err(e) =
+                    self.record_data_into(line, key, p.database, value.unwrap_or_default())
+                {
+                    line.truncate(at);
+                    line.extend_from_slice(b",\"data_error\":");
+                    crate::common::push_json_str(line, &e);
+                }
+            }
+            KeyBody::Exists(_) => {
+                if let Some(v) = value.and_then(decode_exists_value) {
+                    line.extend_from_slice(b",\"value\":{\"version\":");
+                    push_int(line, v);
+                    line.push(b'}');
+                }
+            }
+            KeyBody::IndexEntry { .. } => {
+                if let Some(rv) = value.and_then(decode_record_value) {
+                    line.extend_from_slice(b",\"value\":{\"version\":");
+                    push_int(line, rv.version);
+                    line.push(b'}');
+                }
+            }
+            _ => {}
+        }
+        line.push(b'}');
+    }
+
+    /// A record value's envelope, as `crate::idb` writes it, plus the blob file of a value
+    /// moved into one.
+    fn push_envelope(
+        &self,
+        line: &mut Vec<u8>,
+        key: &[u8],
+        database: i64,
+        version: i64,
+        e: &Envelope,
+    ) {
+        match e {
+            Envelope::Plain { blink, v8 } => {
+                line.extend_from_slice(b"{\"blink\":");
+                push_int(line, *blink);
+                line.extend_from_slice(b",\"envelope\":\"plain\",\"v8\":");
+                match v8 {
+                    Some(v) => push_int(line, *v),
+                    None => line.extend_from_slice(b"null"),
+                }
+                line.extend_from_slice(b",\"version\":");
+                push_int(line, version);
+                line.push(b'}');
+            }
+            Envelope::InBlob { size, index } => {
+                line.extend_from_slice(
+                    format!("{{\"blob_index\":{index},\"envelope\":\"blob\"").as_bytes(),
+                );
                 let path = self.externals(key).ok().and_then(|l| {
-                    let e = l.get(usize::try_from(index).ok()?)?;
+                    let e = l.get(usize::try_from(*index).ok()?)?;
                     Some(
                         self.blob_dir
                             .as_ref()?
-                            .join(blob_file_path(p.database, e.blob_number)),
+                            .join(blob_file_path(database, e.blob_number)),
                     )
                 });
-                if let (Some(path), Some(env)) =
-                    (path, obj.get_mut("value").and_then(|v| v.as_object_mut()))
-                {
-                    env.insert("path".into(), json!(path.to_string_lossy()));
+                if let Some(path) = path {
+                    line.extend_from_slice(b",\"path\":");
+                    crate::common::push_json_str(line, &path.to_string_lossy());
                 }
+                line.extend_from_slice(
+                    format!(",\"size\":{size},\"version\":{version}}}").as_bytes(),
+                );
             }
-            if let KeyBody::IndexEntry { .. } = d.body {
-                if let Some(name) = store
-                    .and_then(|s| s.indexes.get(&p.index))
-                    .and_then(|i| i.name.as_ref())
-                {
-                    obj.insert("index_name".into(), json!(name));
-                }
-            }
+            Envelope::Snappy => line.extend_from_slice(
+                format!("{{\"envelope\":\"snappy\",\"version\":{version}}}").as_bytes(),
+            ),
+            Envelope::Unknown => line.extend_from_slice(
+                format!("{{\"envelope\":\"unknown\",\"version\":{version}}}").as_bytes(),
+            ),
         }
-        let mut text = v.to_string().into_bytes();
-        let envelope = value.and_then(decode_record_value);
-        if let (true, Some(value), Some(_)) = (is_record, value, envelope) {
-            text.pop(); // the closing brace
-            match self.record_data(key, value) {
-                Ok(json) => {
-                    text.extend_from_slice(b",\"data\":");
-                    text.extend_from_slice(&json);
-                }
-                Err(e) => {
-                    text.extend_from_slice(b",\"data_error\":");
-                    crate::common::push_json_str(&mut text, &e);
-                }
-            }
-            text.push(b'}');
-        }
-        line.extend_from_slice(b",\"idb\":");
-        line.extend_from_slice(&text);
     }
 
     /// A record's value as JSON, or what stops it from decoding and where (offsets count in
     /// the row's value, in the snappy-decompressed value, or in the blob file named).
     pub fn record_data(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, String> {
+        let database = decode_key(key).map_or(0, |d| d.prefix.database);
+        let mut out = Vec::new();
+        self.record_data_into(&mut out, key, database, value)?;
+        Ok(out)
+    }
+
+    /// [`Decoding::record_data`] appended to `out` (left as it was on an error).
+    fn record_data_into(
+        &self,
+        out: &mut Vec<u8>,
+        key: &[u8],
+        database: i64,
+        value: &[u8],
+    ) -> Result<(), String> {
         let rv = decode_record_value(value).ok_or("the value has no version varint")?;
         let shift = value.len() - rv.payload.len();
-        let database = decode_key(key).map_or(0, |d| d.prefix.database);
         let mut list: Option<Vec<ExternalObject>> = None;
         let blob_file: Vec<u8>;
         let mut origin = String::new();
@@ -239,9 +353,8 @@ impl Decoding<'_> {
             dir: self.blob_dir.as_deref(),
             database,
         };
-        let mut out = Vec::with_capacity(bytes.len() + 16);
-        push_decoded(&mut out, &d, &blobs);
-        Ok(out)
+        push_decoded(out, &d, &blobs);
+        Ok(())
     }
 
     /// The record's blob list (its blob entry, looked up in the database).

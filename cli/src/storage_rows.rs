@@ -9,7 +9,7 @@ use leveldb_table::dom_storage::{
 };
 
 use crate::decoding::{Decoding, Kind};
-use crate::value_json::{push_plain, push_str};
+use crate::json_text::{push_plain, push_str};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -386,6 +386,86 @@ fn local_and_session_storage_hold_what_the_page_stored() {
 }
 
 #[test]
+fn a_damaged_value_says_what_and_where_in_the_row() {
+    // db 1, store 1, record key 1.0; the value: version 2, Chrome 156's envelope, then a
+    // byte no V8 tag is ('!'), at offset 1 + 15 + 2 = 18 of the row's value.
+    let key = "0001010103000000000000f03f";
+    let value = format!("02{}{}21", hex(b"\xff\x15\xfe"), "00".repeat(12) + "ff10");
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = tmp.path().join("rows.jsonl");
+    std::fs::write(
+        &rows,
+        format!("{{\"key\":\"{key}\",\"value\":\"{value}\"}}\n"),
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    let (code, _, err) = sst(&["db", "build", "--from", &s(&rows), &s(&db)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = sst(&[
+        "db",
+        "scan",
+        &s(&db),
+        "--decode",
+        "indexeddb",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let row: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        row["idb"]["data_error"], "unknown V8 tag '!' (0x21) at offset 18",
+        "{row}"
+    );
+    assert_eq!(row["value"], value);
+    // The text row keeps the bytes after the error.
+    let (_, out, _) = sst(&["db", "scan", &s(&db), "--decode", "indexeddb"]);
+    assert!(
+        out.contains("=> v2 | data error: unknown V8 tag '!' (0x21) at offset 18 | '\\xff\\x15"),
+        "{out}"
+    );
+}
+
+#[test]
+fn storage_is_detected_only_with_its_version_key() {
+    // Keys shaped like sessionStorage's, without its "version" key: bytes, not decoded.
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = tmp.path().join("rows.jsonl");
+    let hexs = |s: &str| hex(s.as_bytes());
+    let row = |k: &str, v: &str| format!("{{\"key\":\"{}\",\"value\":\"{}\"}}\n", hexs(k), hexs(v));
+    std::fs::write(
+        &rows,
+        [row("map-1-a", "x\0"), row("map-1-b", "y\0")].concat(),
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    let (code, _, err) = sst(&["db", "build", "--from", &s(&rows), &s(&db)]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = sst(&["db", "scan", &s(&db), "--format", "jsonl"]);
+    assert!(!out.contains("session_storage"), "{out}");
+    // Told what it is, it is decoded.
+    let (_, out, _) = sst(&[
+        "db",
+        "scan",
+        &s(&db),
+        "--format",
+        "jsonl",
+        "--decode",
+        "sessionstorage",
+    ]);
+    assert!(
+        out.contains("\"session_storage\":{\"kind\":\"item\",\"map\":1"),
+        "{out}"
+    );
+    // With the version key, detected.
+    std::fs::write(&rows, [row("map-1-a", "x\0"), row("version", "1")].concat()).unwrap();
+    let db2 = tmp.path().join("db2");
+    let (code, _, err) = sst(&["db", "build", "--from", &s(&rows), &s(&db2)]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = sst(&["db", "scan", &s(&db2)]);
+    assert!(out.starts_with("map 1 / \"a\" @ "), "{out}");
+}
+
+#[test]
 fn sqlite_is_named_in_one_line() {
     // A SQLite file as Chromium's SQLite IndexedDB starts: the magic, a 4096-byte page, the
     // schema's CREATE statements on page 1.

@@ -4,7 +4,7 @@
 use super::decode::Reader;
 use super::error::{ValueError, ValueErrorKind};
 use super::format::*;
-use super::host::read_host;
+use super::host_read::read_host;
 use super::strings::JsStr;
 use super::value::{BigInt, Object, ObjectId, Value};
 

@@ -11,7 +11,7 @@
 //! IndexedDB, indexes into the record's blob list, which `idb` resolves), and the others
 //! (DOMPoint, DOMMatrix, CryptoKey, ImageData...) by name and fields.
 //!
-//! The byte layouts are in [`format`] (and `docs/indexeddb.md`); every tag and rule is
+//! The byte layouts are in [`format`](mod@format) (and `docs/indexeddb.md`); every tag and rule is
 //! V8's `src/objects/value-serializer.cc` or Blink's `v8_script_value_deserializer.cc`,
 //! read and written anew here.
 //!
@@ -36,7 +36,7 @@ pub mod format;
 mod frame;
 mod host;
 mod host_media;
-mod host_object;
+mod host_read;
 mod keys;
 mod leaf;
 mod number;
@@ -45,7 +45,7 @@ mod strings;
 mod value;
 
 pub use error::{ValueError, ValueErrorKind};
-pub use host_object::{FileInfo, HostField, HostObject};
+pub use host::{FileInfo, HostField, HostObject};
 pub use number::{bigint_to_decimal, js_number_to_string, write_js_number};
 pub use ssv::{decode, decode_v8};
 pub use strings::{JsStr, Units};

@@ -24,6 +24,11 @@ pub fn write_js_number(out: &mut String, x: f64) {
         out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
         return;
     }
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        // An integer below 2^53: its digits (k <= n <= 21 below).
+        let _ = write!(out, "{}", x as i64);
+        return;
+    }
     if x < 0.0 {
         out.push('-');
     }

@@ -68,6 +68,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             });
         }
     }
+    a.decode.refuse_filters("db get")?;
     let db = open(&a.db, g)?;
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
