@@ -146,18 +146,20 @@ impl Inspector<'_> {
             verify_checksum,
             profile: CompressionProfile::Auto,
         };
-        let decoded = match format::decode_block(raw.clone(), handle, kind, opts(self.verify)) {
-            Err(e @ Error::ChecksumMismatch { .. }) => {
-                row.checksum_ok = Some(false);
-                row.error = Some(err(&e));
-                format::decode_block(raw, handle, kind, opts(false))
-            }
-            other => {
-                row.checksum_ok = self.verify.then_some(true);
-                other
-            }
-        };
-        let contents = match decoded {
+        let stored =
+            match format::StoredBlock::from_raw(raw.clone(), handle, kind, opts(self.verify)) {
+                Err(e @ Error::ChecksumMismatch { .. }) => {
+                    row.checksum_ok = Some(false);
+                    row.error = Some(err(&e));
+                    format::StoredBlock::from_raw(raw, handle, kind, opts(false))
+                }
+                Ok(s) => {
+                    row.checksum_ok = s.checksum_verified.then_some(true);
+                    Ok(s)
+                }
+                other => other,
+            };
+        let contents = match stored.and_then(format::StoredBlock::decompress) {
             Ok(c) => c,
             Err(e) => {
                 row.error.get_or_insert_with(|| err(&e));
