@@ -54,6 +54,9 @@ const LOG_BLOCK: usize = leveldb_table::db::format::LOG_BLOCK_SIZE;
 /// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...
 pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8>, Failure> {
     let refuse = |kind: Kind| filekind::expect(path, &kind, want, wanted).map_err(Failure::error);
+    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+        return Err(Failure::error(msg));
+    }
     if path.is_dir() {
         refuse(filekind::of_path(path))?;
     }

@@ -1,6 +1,11 @@
-//! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`).
+//! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`) and database
+//! directories, dump logs and MANIFESTs, keep bloom filters.
 //!
-//! One module per subcommand; `common` holds what they share. See `docs/cli.md`.
+//! One module per subcommand (`db/` holds one file per `sst db` subcommand); below them,
+//! what they share: `flags` (the reading options and which subcommand uses which),
+//! `table_open` and `filekind` (opening a table, naming a file of another kind), `order`
+//! (a table's comparator), `rows` (the one entry formatter) over `decoding` (IndexedDB and
+//! DOM storage), `output` and `common` (exit codes, errors, hex). See `docs/cli.md`.
 
 mod blocks;
 mod bloom;
@@ -39,16 +44,20 @@ use leveldb_table::KeyFormat;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (get: every key found; verify: every table clean)
-  1  corruption found (scan, verify, stats, blocks) or a key not found (get)
+  0  success (get, db get: every key found; verify: every table clean)
+  1  corruption or damage found (scan, verify, stats, blocks, log, manifest; --salvage
+     skipped something), a key not found (get, db get), a key absent (bloom check)
   2  usage error, a file that cannot be opened or read (missing, not a LevelDB table,
-     e.g. a RocksDB file), an I/O error; get: any lookup error
+     e.g. a RocksDB file), a file of another kind than the command reads (one line says
+     what it is and which command reads it), an I/O error; get: any lookup error
 
 Checksums are verified everywhere unless --no-verify is given. Keys are detected as
-internal keys (a LevelDB database's tables) or plain keys; --keys overrides.
-Errors name the file, the offset in it and what is wrong.";
+internal keys (a LevelDB database's tables) or plain keys; --keys overrides. Each
+subcommand's --help lists which of --keys, --comparator and --no-verify it uses; they are
+accepted before the subcommand too. Errors name the file, the offset in it and what is
+wrong. See docs/cli.md.";
 
-/// Inspect, verify, query and build LevelDB tables (.ldb / .sst).
+/// Inspect, verify, query and build LevelDB tables (.ldb / .sst) and database directories.
 #[derive(Parser, Debug)]
 #[command(
     name = "sst",

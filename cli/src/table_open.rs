@@ -39,7 +39,7 @@ pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, Open
     TableReader::open(file, opts).map_err(OpenError::Table)
 }
 
-/// Reader options for the table at `path`: the global flags and the table's order (its
+/// Reader options for the table at `path`: the reading options and the table's order (its
 /// directory's MANIFEST, else `--comparator`, else bytewise).
 pub fn table_options(path: &Path, g: &Global) -> Result<ReaderOptions, OpenError> {
     let (cmp, _) = crate::order::comparator_for(path, g).map_err(OpenError::Order)?;
