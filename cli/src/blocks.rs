@@ -2,7 +2,8 @@
 //!
 //! Works from the footer with the raw block layer rather than `TableReader::open`, so a
 //! damaged index or metaindex is listed (and, when its bytes still decode, followed) instead
-//! of stopping everything.
+//! of stopping everything. Handles, checksums and decompression are the library's
+//! (`raw::format`); a block whose checksum fails is decoded anyway, to show what it holds.
 
 use std::fs::File;
 use std::io::Write;
@@ -13,7 +14,7 @@ use leveldb_table::raw::format::{
     self, ReadBlockOptions, BLOCK_TRAILER_LEN, FILTER_META_PREFIX, FOOTER_LEN,
 };
 use leveldb_table::raw::internal_key;
-use leveldb_table::raw::{coding, compress, crc32c, Block, FilterBlockReader};
+use leveldb_table::raw::{compress, Block, FilterBlockReader};
 use leveldb_table::{
     BlockHandle, BlockKind, BloomFilterPolicy, BytewiseComparator, CompressionProfile, Error,
     Footer, KeyFormat, RandomAccess,
@@ -134,28 +135,31 @@ impl Inspector<'_> {
             }
         };
         let size = handle.size as usize;
-        let id = raw[size];
-        row.compression = Some(compress::name(id, &raw[..size], CompressionProfile::Auto));
-        if self.verify {
-            let expected = crc32c::unmask(coding::decode_fixed32(&raw[size + 1..]));
-            let actual = crc32c::value(&raw[..size + 1]);
-            row.checksum_ok = Some(expected == actual);
-            if expected != actual {
-                row.error = Some(err(&Error::ChecksumMismatch {
-                    kind,
-                    handle,
-                    expected,
-                    actual,
-                }));
-            }
-        }
-        let rb = ReadBlockOptions {
-            verify_checksum: false,
+        row.compression = Some(compress::name(
+            raw[size],
+            &raw[..size],
+            CompressionProfile::Auto,
+        ));
+        // The library checks the trailer's checksum (and decompresses); a block whose
+        // checksum fails is still decoded, without the check, to show what it holds.
+        let opts = |verify_checksum| ReadBlockOptions {
+            verify_checksum,
             profile: CompressionProfile::Auto,
         };
-        let contents = match format::StoredBlock::from_raw(raw, handle, kind, rb)
-            .and_then(format::StoredBlock::decompress)
-        {
+        let stored =
+            match format::StoredBlock::from_raw(raw.clone(), handle, kind, opts(self.verify)) {
+                Err(e @ Error::ChecksumMismatch { .. }) => {
+                    row.checksum_ok = Some(false);
+                    row.error = Some(err(&e));
+                    format::StoredBlock::from_raw(raw, handle, kind, opts(false))
+                }
+                Ok(s) => {
+                    row.checksum_ok = s.checksum_verified.then_some(true);
+                    Ok(s)
+                }
+                other => other,
+            };
+        let contents = match stored.and_then(format::StoredBlock::decompress) {
             Ok(c) => c,
             Err(e) => {
                 row.error.get_or_insert_with(|| err(&e));

@@ -51,7 +51,8 @@ pub use crate::output::OutFormat as LinesFormat;
 /// `--format` of the subcommands that print one document (one vocabulary for all).
 pub use crate::output::OutFormat as DocFormat;
 
-/// Options every subcommand that reads a table shares (the global flags).
+/// The reading options (`--keys`, `--comparator`, `--no-verify`, wherever given; see
+/// `flags.rs`), for every subcommand that reads tables.
 #[derive(Debug, Clone, Copy)]
 pub struct Global {
     /// Verify block checksums (true unless `--no-verify`).

@@ -147,30 +147,33 @@ impl<'a> Decoding<'a> {
     /// The decoding of a log file: IndexedDB keys when `idb_cmp1` is asked or the log's
     /// directory is in that order (then its names and blob folder too).
     pub fn for_log(path: &Path, idb_asked: bool) -> Decoding<'static> {
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let opts = DbOptions {
-            salvage: true,
-            ..DbOptions::default()
-        };
-        let db = Db::open(dir, opts).ok();
-        // The directory's MANIFEST must name the order: an order inferred from the keys
-        // (no usable MANIFEST) is not the log's directory telling us.
-        let in_idb_dir = db
-            .as_ref()
-            .is_some_and(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME);
-        if !idb_asked && !in_idb_dir {
+        let dir = idb_directory(path);
+        if !idb_asked && dir.is_none() {
             return Decoding::none();
         }
+        Decoding::indexeddb_in(path, dir)
+    }
+
+    /// The decoding of a table read in `idb_cmp1` order (`idb`): IndexedDB keys and values,
+    /// with the names and blob folder of the table's directory when it is an IndexedDB
+    /// database; nothing otherwise.
+    pub fn for_table(path: &Path, idb: bool) -> Decoding<'static> {
+        if !idb {
+            return Decoding::none();
+        }
+        Decoding::indexeddb_in(path, idb_directory(path))
+    }
+
+    /// IndexedDB decoding for a file, with `db` (its directory's database) for names and
+    /// blob entries when there is one.
+    fn indexeddb_in(path: &Path, db: Option<Db>) -> Decoding<'static> {
         let mut d = Decoding {
             kind: Kind::IndexedDb,
             ..Decoding::none()
         };
-        if let Some(db) = db.filter(|_| in_idb_dir) {
+        if let Some(db) = db {
             d.catalog = catalog(&db);
-            d.blob_dir = blob_dir(dir);
+            d.blob_dir = blob_dir(parent_dir(path));
             d.db = DbHandle::Owned(Box::new(db));
         }
         d
@@ -225,6 +228,25 @@ impl<'a> Decoding<'a> {
             .max();
         last.is_some_and(|l| (p.database, p.store) > l)
     }
+}
+
+/// The directory holding the file at `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The database of the directory holding `path`, when its MANIFEST names `idb_cmp1` (an
+/// order inferred from the keys, with no usable MANIFEST, is not the directory telling us).
+fn idb_directory(path: &Path) -> Option<Db> {
+    let opts = DbOptions {
+        salvage: true,
+        ..DbOptions::default()
+    };
+    Db::open(parent_dir(path), opts)
+        .ok()
+        .filter(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME)
 }
 
 /// localStorage or sessionStorage, when the first keys of the database are all keys one

@@ -127,23 +127,6 @@ fn envelope_json(version: i64, e: &Envelope) -> Value {
     }
 }
 
-/// Appends `,"idb":{…}` to a JSON row when the key decodes.
-pub fn push_json_field(line: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>) {
-    if let Some(v) = decoded_json(key, value) {
-        line.extend_from_slice(b",\"idb\":");
-        line.extend_from_slice(v.to_string().as_bytes());
-    }
-}
-
-/// Appends a key for text output: its decoded parts when it decodes (and `hex` is off),
-/// else as `common::push_text` shows keys.
-pub fn push_key_text(line: &mut Vec<u8>, key: &[u8], hex: bool) {
-    match (hex, decode_key(key)) {
-        (false, Some(d)) => line.extend_from_slice(d.to_string().as_bytes()),
-        _ => common::push_text(line, key, hex),
-    }
-}
-
 /// Appends a record value for text output: `v3 plain(blink 17, v8 15) | ` before the
 /// bytes when the key is a record's and the value has a version.
 pub fn push_value_text(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool) {

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
 use crate::decoding::Decoding;
+use crate::filekind::{self, Kind};
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst log FILE`
@@ -49,8 +50,20 @@ pub struct Args {
 /// A log file's block size (LevelDB's `log::kBlockSize`), for the block column.
 const LOG_BLOCK: usize = leveldb_table::db::format::LOG_BLOCK_SIZE;
 
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))
+/// Reads a file in the log format, refusing (one line, exit 2) a file of another kind than
+/// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...
+pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8>, Failure> {
+    let refuse = |kind: Kind| filekind::expect(path, &kind, want, wanted).map_err(Failure::error);
+    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+        return Err(Failure::error(msg));
+    }
+    if path.is_dir() {
+        refuse(filekind::of_path(path))?;
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))?;
+    refuse(filekind::of_file(path, &bytes))?;
+    Ok(bytes)
 }
 
 /// Reports damage and torn tails on stderr; returns whether there was damage.
@@ -74,7 +87,11 @@ pub(crate) fn report(path: &Path, item: &LogItem<'_>) -> bool {
 /// `sst log --physical FILE`: every physical item, covering the file; exit 1 on damage (a
 /// bad checksum, a bad length), 0 otherwise (a torn tail is reported, as LevelDB ignores it).
 fn run_physical(a: &Args) -> CmdResult {
-    let bytes = read(&a.file)?;
+    let bytes = read_as(
+        &a.file,
+        &[Kind::Log, Kind::Manifest],
+        "a file in the log format (a write-ahead log or a MANIFEST)",
+    )?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     for p in PhysicalReader::new(&bytes) {
@@ -172,7 +189,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     if a.physical {
         return run_physical(a);
     }
-    let bytes = read(&a.file)?;
+    let bytes = read_as(&a.file, &[Kind::Log], "a write-ahead log")?;
     // IndexedDB keys (and values) decoded when the order is idb_cmp1: asked, or the
     // MANIFEST of the log's directory names it.
     let idb_asked = g.comparator == Some(crate::flags::ComparatorArg::IdbCmp1);

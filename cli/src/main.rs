@@ -1,6 +1,11 @@
-//! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`).
+//! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`) and database
+//! directories, dump logs and MANIFESTs, keep bloom filters.
 //!
-//! One module per subcommand; `common` holds what they share. See `docs/cli.md`.
+//! One module per subcommand (`db/` holds one file per `sst db` subcommand); below them,
+//! what they share: `flags` (the reading options and which subcommand uses which),
+//! `table_open` and `filekind` (opening a table, naming a file of another kind), `order`
+//! (a table's comparator), `rows` (the one entry formatter) over `decoding` (IndexedDB and
+//! DOM storage), `output` and `common` (exit codes, errors, hex). See `docs/cli.md`.
 
 mod blocks;
 mod bloom;
@@ -10,6 +15,7 @@ mod build;
 mod common;
 mod db;
 mod decoding;
+mod filekind;
 mod filter;
 mod flags;
 mod get;
@@ -33,24 +39,28 @@ mod table_open;
 mod value_json;
 mod verify;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use common::{Failure, Global, EXIT_ERROR, EXIT_OK};
-use flags::{ComparatorArg, KeysArg};
+use flags::KeysArg;
 use leveldb_table::KeyFormat;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success (get: every key found; verify: every table clean)
-  1  corruption found (scan, verify, stats, blocks) or a key not found (get)
+  0  success (get, db get: every key found; verify: every table clean)
+  1  corruption or damage found (scan, verify, stats, blocks, log, manifest; --salvage
+     skipped something), a key not found (get, db get), a key absent (bloom check)
   2  usage error, a file that cannot be opened or read (missing, not a LevelDB table,
-     e.g. a RocksDB file), an I/O error; get: any lookup error
+     e.g. a RocksDB file), a file of another kind than the command reads (one line says
+     what it is and which command reads it), an I/O error; get: any lookup error
 
 Checksums are verified everywhere unless --no-verify is given. Keys are detected as
-internal keys (a LevelDB database's tables) or plain keys; --keys overrides.
-Errors name the file, the offset in it and what is wrong.";
+internal keys (a LevelDB database's tables) or plain keys; --keys overrides. Each
+subcommand's --help lists which of --keys, --comparator and --no-verify it uses; they are
+accepted before the subcommand too. Errors name the file, the offset in it and what is
+wrong. See docs/cli.md.";
 
-/// Inspect, verify, query and build LevelDB tables (.ldb / .sst).
+/// Inspect, verify, query and build LevelDB tables (.ldb / .sst) and database directories.
 #[derive(Parser, Debug)]
 #[command(
     name = "sst",
@@ -61,23 +71,6 @@ Errors name the file, the offset in it and what is wrong.";
     after_help = EXIT_CODES
 )]
 struct Cli {
-    /// Do not verify block checksums (they are verified by default).
-    #[arg(long, global = true)]
-    no_verify: bool,
-
-    /// Key format: auto (detect), internal (a LevelDB database's tables: user key + 8-byte
-    /// sequence/type tag) or plain. For `build`, auto means: internal when the jsonl rows
-    /// carry "seq" (as `scan` prints them for internal tables), else plain.
-    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
-    keys: Option<KeysArg>,
-
-    /// The order of a table's keys, for tables outside a database directory (a table in one
-    /// is read in the order its MANIFEST names; `sst db` always uses the MANIFEST's):
-    /// bytewise (LevelDB's default) or idb_cmp1 (Chrome IndexedDB). get, filter and
-    /// --from/--to first check that every key is in that order and refuse otherwise.
-    #[arg(long, global = true, value_enum, value_name = "ORDER")]
-    comparator: Option<ComparatorArg>,
-
     #[command(subcommand)]
     command: Command,
 }
@@ -101,7 +94,8 @@ enum Command {
     /// Bloom filters: scalable (shared through Redis or a Redis Cluster, or in a file) or
     /// counting (in a file): add, check, remove, info.
     Bloom(bloom::Args),
-    /// A LevelDB database directory, read-only: scan, get, records, info.
+    /// A LevelDB database directory: read it as it is (info, scan, get, records) or write a
+    /// new one (build).
     Db(db::Args),
     /// Dump a write-ahead log (NNNNNN.log): its WriteBatches, record by record.
     Log(log::Args),
@@ -111,54 +105,30 @@ enum Command {
     Refilter(refilter::Args),
 }
 
-/// `--no-verify` given to a subcommand where it would do nothing: refused (exit 2), so
-/// nobody believes it had an effect.
-fn flag_without_effect(cli: &Cli) -> Option<&'static str> {
-    // --comparator names the order of tables that are read; the writers write bytewise.
-    if cli.comparator == Some(ComparatorArg::IdbCmp1) {
-        let writes = match &cli.command {
-            Command::Build(_) | Command::Bloom(_) => true,
-            Command::Db(d) => matches!(d.command, db::Command::Build(_)),
-            _ => false,
-        };
-        if writes {
-            return Some(
-                "--comparator idb_cmp1 does not apply to build, db build and bloom: they write \
-                 bytewise-ordered data",
-            );
-        }
-    }
-    if !cli.no_verify {
-        return None;
-    }
-    match &cli.command {
-        Command::Verify(_) => {
-            Some("--no-verify does not apply to verify: it always verifies every checksum")
-        }
-        Command::Build(_) => Some("--no-verify does not apply to build: it reads no table"),
-        Command::Bloom(_) => Some("--no-verify does not apply to bloom: it reads no table"),
-        Command::Log(_) | Command::Manifest(_) => {
-            Some("--no-verify does not apply to log and manifest: their records are always checked")
-        }
-        _ => None,
-    }
-}
-
 fn main() {
-    let cli = Cli::parse();
-    if let Some(msg) = flag_without_effect(&cli) {
-        common::warn(msg);
-        std::process::exit(EXIT_ERROR);
-    }
-    let keys = match cli.keys {
+    let matches = flags::add(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let given = match flags::given(&matches) {
+        Ok((given, notes)) => {
+            for n in notes {
+                common::warn(&n);
+            }
+            given
+        }
+        Err(msg) => {
+            common::warn(&msg);
+            std::process::exit(EXIT_ERROR);
+        }
+    };
+    let keys = match given.keys {
         None | Some(KeysArg::Auto) => KeyFormat::Auto,
         Some(KeysArg::Internal) => KeyFormat::Internal,
         Some(KeysArg::Plain) => KeyFormat::Plain,
     };
     let g = Global {
-        verify: !cli.no_verify,
+        verify: !given.no_verify,
         keys,
-        comparator: cli.comparator,
+        comparator: given.comparator,
     };
     let res = match &cli.command {
         Command::Scan(a) => scan::run(&g, a),

@@ -9,7 +9,8 @@ use leveldb_table::db::version_edit::VersionEdit;
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, EXIT_FAIL, EXIT_OK};
-use crate::log::{read, report};
+use crate::filekind::Kind;
+use crate::log::{read_as, report};
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst manifest FILE`
@@ -46,7 +47,7 @@ fn edit_json(offset: u64, e: &VersionEdit) -> Value {
 
 /// Runs `sst manifest`.
 pub fn run(a: &Args) -> CmdResult {
-    let bytes = read(&a.file)?;
+    let bytes = read_as(&a.file, &[Kind::Manifest], "a MANIFEST")?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     for item in LogReader::new(&bytes) {

@@ -3,7 +3,7 @@
 //! byte for byte (the library's `leveldb_table::refilter`). OUT appears complete or not at
 //! all (temporary file, fsync, rename); IN is only read.
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -86,13 +86,17 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         .map_err(|e| Failure::error(format!("{}: {}", a.output.display(), e.error())))?;
     file.commit()
         .map_err(|e| Failure::error(format!("{}: {e}", a.output.display())))?;
-    common::warn(&format!(
+    // The summary on stdout, as every writing command prints it.
+    let mut out = common::stdout();
+    writeln!(
+        out,
         "wrote {}: {} data blocks copied, {} keys filtered, filter {} bytes, {} bytes",
         a.output.display(),
         stats.data_blocks,
         stats.keys,
         stats.filter_bytes,
         stats.bytes
-    ));
+    )?;
+    out.flush()?;
     Ok(EXIT_OK)
 }

@@ -3,13 +3,17 @@
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::raw::internal_key;
-
 use leveldb_table::salvage::Salvaged;
+use leveldb_table::Comparator;
 
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
-use crate::output::{OutFormat, RowsOut};
+use crate::decoding::Decoding;
+use crate::output::RowsOut;
+use crate::rows::{Entry, RowWriter};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -58,36 +62,74 @@ pub struct Args {
     pub salvage: bool,
 }
 
+/// `--from` / `--to`, compared in the table's order.
+struct Range {
+    from: Option<Vec<u8>>,
+    to: Option<Vec<u8>>,
+    ucmp: Arc<dyn Comparator>,
+}
+
+impl Range {
+    /// The user key of a stored key.
+    fn user_key(key: &[u8], internal: bool) -> &[u8] {
+        if internal {
+            internal_key::user_key(key)
+        } else {
+            key
+        }
+    }
+
+    /// `uk` is at or past `--to`.
+    fn past_to(&self, uk: &[u8]) -> bool {
+        self.to
+            .as_deref()
+            .is_some_and(|t| self.ucmp.compare(uk, t).is_ge())
+    }
+
+    /// `uk` is before `--from`.
+    fn before_from(&self, uk: &[u8]) -> bool {
+        self.from
+            .as_deref()
+            .is_some_and(|f| self.ucmp.compare(uk, f).is_lt())
+    }
+}
+
 /// Runs `sst scan`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
-    let from = a
-        .from
-        .as_deref()
-        .map(|k| common::key_arg(k, a.hex, "--from"))
-        .transpose()?;
-    let to =
-        a.to.as_deref()
-            .map(|k| common::key_arg(k, a.hex, "--to"))
-            .transpose()?;
+    let key = |k: &Option<OsString>, what| {
+        k.as_deref()
+            .map(|k| common::key_arg(k, a.hex, what))
+            .transpose()
+    };
+    let (ucmp, _) = crate::order::comparator_for(&a.file, g).map_err(Failure::error)?;
+    let range = Range {
+        from: key(&a.from, "--from")?,
+        to: key(&a.to, "--to")?,
+        ucmp,
+    };
+    // The table's order says what its keys are: IndexedDB's are decoded.
+    let dec = Decoding::for_table(&a.file, range.ucmp.name() == IDB_COMPARATOR_NAME);
+    let rows = RowWriter {
+        format: a.format,
+        hex: a.hex,
+        dec: &dec,
+    };
     if a.salvage {
-        return scan_salvage(g, a, from.as_deref(), to.as_deref());
+        return scan_salvage(g, a, &range, &rows);
     }
     let table = crate::table_open::open_table(&a.file, g)?;
-    let (ucmp, _) =
-        crate::order::comparator_for(&a.file, g).map_err(crate::common::Failure::error)?;
-    let idb = ucmp.name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME;
-    if from.is_some() || to.is_some() {
+    if range.from.is_some() || range.to.is_some() {
         crate::order::require_order(&table, &a.file, g, "a --from/--to range")?;
     }
     let internal = table.is_internal();
     let mut it = table.iter(g.read_options());
     if !a.reverse {
-        match &from {
+        match &range.from {
             Some(f) => it.seek(&common::seek_key(internal, f)),
             None => it.seek_to_first(),
         }
     } else {
-        match &to {
+        match &range.to {
             Some(t) => {
                 it.seek(&common::seek_key(internal, t));
                 if it.valid() {
@@ -107,27 +149,24 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             break;
         }
         let key = it.key();
-        let uk = if internal {
-            internal_key::user_key(key)
-        } else {
-            key
-        };
+        let uk = Range::user_key(key, internal);
         if !a.reverse {
-            if to.as_deref().is_some_and(|t| ucmp.compare(uk, t).is_ge()) {
+            if range.past_to(uk) {
                 break;
             }
-        } else if from.as_deref().is_some_and(|f| ucmp.compare(uk, f).is_lt()) {
+        } else if range.before_from(uk) {
             break;
         }
         line.clear();
-        match a.format {
-            Format::Jsonl | Format::Json => {
-                crate::rows::push_jsonl(&mut line, internal, key, it.value(), idb)
-            }
-            Format::Text => {
-                crate::rows::push_text_line(&mut line, internal, key, it.value(), a.hex, idb)
-            }
-        }
+        let value = it.value();
+        rows.push(
+            &mut line,
+            Entry::Table {
+                key,
+                value,
+                internal,
+            },
+        );
         out.write_all(&line)?;
         n += 1;
         if a.reverse {
@@ -139,15 +178,15 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     if let Err(e) = it.status() {
         out.finish()?;
         let msg = format!("{} (after {n} entries)", common::describe(&a.file, e));
-        return Err(crate::common::Failure::Exit(common::code_for(e), msg));
+        return Err(Failure::Exit(common::code_for(e), msg));
     }
     out.finish()?;
     Ok(EXIT_OK)
 }
 
-/// `sst scan --salvage`: every readable entry in file order, the damage on stderr; exit 1
-/// when anything was skipped.
-fn scan_salvage(g: &Global, a: &Args, from: Option<&[u8]>, to: Option<&[u8]>) -> CmdResult {
+/// `sst scan --salvage`: every readable entry in file order (for an undamaged table, the
+/// rows `scan` prints), the damage on stderr; exit 1 when anything was skipped.
+fn scan_salvage(g: &Global, a: &Args, range: &Range, rows: &RowWriter<'_, '_>) -> CmdResult {
     if a.reverse {
         return Err(Failure::error(
             "--salvage reads forward only (no --reverse)",
@@ -170,23 +209,20 @@ fn scan_salvage(g: &Global, a: &Args, from: Option<&[u8]>, to: Option<&[u8]>) ->
             if a.limit.is_some_and(|l| n >= l) {
                 break 'items;
             }
-            let uk = if s.internal {
-                internal_key::user_key(key)
-            } else {
-                key.as_slice()
-            };
-            if from.is_some_and(|f| uk < f) || to.is_some_and(|t| uk >= t) {
+            // File order is key order only where nothing was lost: every entry is checked.
+            let uk = Range::user_key(key, s.internal);
+            if range.before_from(uk) || range.past_to(uk) {
                 continue;
             }
             line.clear();
-            match a.format {
-                OutFormat::Jsonl | OutFormat::Json => {
-                    crate::rows::push_jsonl(&mut line, s.internal, key, value, false)
-                }
-                OutFormat::Text => {
-                    crate::rows::push_text_line(&mut line, s.internal, key, value, a.hex, false)
-                }
-            }
+            rows.push(
+                &mut line,
+                Entry::Table {
+                    key,
+                    value,
+                    internal: s.internal,
+                },
+            );
             out.write_all(&line)?;
             n += 1;
         }

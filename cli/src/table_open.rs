@@ -9,35 +9,22 @@ use std::path::Path;
 use leveldb_table::{Error, ReaderOptions, TableReader};
 
 use crate::common::{describe, Failure, Global};
+use crate::filekind::{self, Kind};
 
 /// Opens a table; any failure is exit 2 with a message naming the file (and offset).
 pub fn open_table(path: &Path, g: &Global) -> Result<TableReader<File>, Failure> {
     open_table_err(path, g).map_err(|e| Failure::error(e.message(path)))
 }
 
-/// Why `path` is not a table, when it is a directory or another file of a LevelDB
-/// database (CURRENT, LOCK, a MANIFEST, a log): what it is and which command reads it.
+/// Why `path` is not a table, when it is SQLite, a directory or another file of a LevelDB
+/// database (CURRENT, LOCK, a MANIFEST, a log): one line saying what it is and which
+/// command reads it.
 pub fn not_a_table(path: &Path) -> Option<String> {
-    use leveldb_table::db::FileKind;
-    if path.is_dir() {
-        let db = path.join("CURRENT").exists();
-        return Some(format!(
-            "{}: is a directory{}; read a database directory with `sst db info|scan|get|records DIR`",
-            path.display(),
-            if db { " (a LevelDB database: it has CURRENT)" } else { "" }
-        ));
-    }
     if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
         return Some(msg);
     }
-    match FileKind::of_path(path) {
-        Some(FileKind::Table(_)) | None => None,
-        Some(kind) => Some(format!(
-            "{}: not a table: {}",
-            path.display(),
-            kind.describe()
-        )),
-    }
+    let kind = filekind::of_path(path);
+    filekind::expect(path, &kind, &[Kind::Table, Kind::RocksDbTable], "a table").err()
 }
 
 /// Opens a table, keeping the library error (for callers that choose the exit code).
@@ -52,7 +39,7 @@ pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, Open
     TableReader::open(file, opts).map_err(OpenError::Table)
 }
 
-/// Reader options for the table at `path`: the global flags and the table's order (its
+/// Reader options for the table at `path`: the reading options and the table's order (its
 /// directory's MANIFEST, else `--comparator`, else bytewise).
 pub fn table_options(path: &Path, g: &Global) -> Result<ReaderOptions, OpenError> {
     let (cmp, _) = crate::order::comparator_for(path, g).map_err(OpenError::Order)?;

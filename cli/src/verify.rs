@@ -20,8 +20,10 @@ Checks: the footer, every block's checksum (data, index, metaindex, filter), tha
 entry decodes, key order (within and across blocks, against the index separators), that
 every key passes its filter, and that the filter block's offsets are well formed.
 Checksums are always verified here (--no-verify does not apply).
-Prints 'FILE: OK (N entries, M data blocks)', or one line per problem,
-'FILE: offset O: what is wrong', then 'FILE: N problem(s)'.
+Prints 'FILE: OK (N entries, M data blocks)', or: a note on what to do first (keys out of
+order that are in another known order: which, and the flag that reads them), one line per
+problem, 'FILE: offset O: what is wrong' (at most 10 of each kind, then 'FILE: ... and N
+more KIND'; --all prints them all), then 'FILE: N problem(s)'.
 Exit: 0 every table clean; 1 corruption (also a damaged footer or index: too short, bad
 magic, ...); 2 a file cannot be read (missing, I/O error) or is not a LevelDB table
 (a RocksDB file).";
@@ -32,6 +34,10 @@ pub struct Args {
     /// Table files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Print every problem (by default the first 10 of each kind per table, then how many
+    /// more of that kind there are).
+    #[arg(long)]
+    pub all: bool,
     /// For a damaged table, also say what `sst scan --salvage` recovers: the entries of the
     /// blocks that check out (found by their checksums when the footer or index is lost).
     #[arg(long)]
@@ -138,10 +144,80 @@ fn check_footer_padding(table: &TableReader<File>, path: &Path, problems: &mut V
     }
 }
 
+/// Problems of one kind printed per table unless `--all`.
+const PER_KIND: usize = 10;
+
+/// What kind of problem `e` is, in words, for the count of those not shown.
+fn kind_of(e: &Error) -> &'static str {
+    match e {
+        Error::KeyOrder { .. } => "keys out of order",
+        Error::ChecksumMismatch { .. } => "block checksum mismatches",
+        Error::FilterMiss { .. } => "keys their filter does not pass",
+        Error::BadEntry { .. } => "entries that do not decode",
+        Error::BadInternalKey { .. } => "bad internal keys",
+        Error::Decompress { .. } => "blocks that do not decompress",
+        Error::TruncatedBlock { .. } | Error::BadBlockHandle { .. } => {
+            "blocks cut short or out of the file"
+        }
+        Error::BadBlockContents { .. } => "malformed blocks",
+        Error::Io { .. } => "I/O errors",
+        _ => "other problems",
+    }
+}
+
+/// Writes `problems` (kind, line) in file order, at most `cap` of each kind, then one line
+/// per kind with how many more there are; `count` (all problems found, some perhaps not
+/// kept by the library) says how many are beyond the list.
+fn write_capped(
+    out: &mut impl Write,
+    path: &Path,
+    problems: &[(&'static str, String)],
+    count: u64,
+    cap: Option<usize>,
+) -> std::io::Result<()> {
+    // Each kind met, in order of first appearance, and how many of it there are.
+    let mut seen: Vec<(&'static str, usize)> = Vec::new();
+    for (kind, line) in problems {
+        let i = match seen.iter().position(|(k, _)| k == kind) {
+            Some(i) => i,
+            None => {
+                seen.push((kind, 0));
+                seen.len() - 1
+            }
+        };
+        seen[i].1 += 1;
+        if cap.is_none_or(|c| seen[i].1 <= c) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    for (kind, n) in &seen {
+        let c = cap.map_or(*n, |c| (*n).min(c));
+        if *n > c {
+            writeln!(
+                out,
+                "{}: ... and {} more {kind} (--all prints every problem)",
+                path.display(),
+                n - c
+            )?;
+        }
+    }
+    let beyond = count.saturating_sub(problems.len() as u64);
+    if beyond > 0 {
+        writeln!(
+            out,
+            "{}: ... and {beyond} more problem(s) past the first {} kept",
+            path.display(),
+            problems.len()
+        )?;
+    }
+    Ok(())
+}
+
 /// Verifies one table; returns its exit code.
 fn verify_one(
     g: &Global,
     path: &Path,
+    all: bool,
     out: &mut impl Write,
 ) -> Result<i32, crate::common::Failure> {
     let gv = Global { verify: true, ..*g };
@@ -178,11 +254,18 @@ fn verify_one(
         })
         .collect();
     let mut count = report.problem_count - (report.problems.len() - shown.len()) as u64;
-    let mut problems: Vec<String> = shown.iter().map(|e| common::describe(path, e)).collect();
-    let before = problems.len();
-    check_footer_padding(&table, path, &mut problems);
-    check_filter_layout(&table, path, &mut problems);
-    count += (problems.len() - before) as u64;
+    let mut problems: Vec<(&'static str, String)> = shown
+        .iter()
+        .map(|e| (kind_of(e), common::describe(path, e)))
+        .collect();
+    let mut own = Vec::new();
+    check_footer_padding(&table, path, &mut own);
+    check_filter_layout(&table, path, &mut own);
+    count += own.len() as u64;
+    problems.extend(
+        own.iter()
+            .map(|p| ("footer and filter-block problems", p.clone())),
+    );
     if count == 0 {
         writeln!(
             out,
@@ -199,25 +282,8 @@ fn verify_one(
         }
         return Ok(EXIT_OK);
     }
-    for p in &problems {
-        writeln!(out, "{p}")?;
-    }
-    if count > problems.len() as u64 {
-        writeln!(
-            out,
-            "{}: ... {} more problem(s) not shown",
-            path.display(),
-            count - problems.len() as u64
-        )?;
-    }
-    writeln!(
-        out,
-        "{}: {count} problem(s) ({} entries, {} data blocks checked)",
-        path.display(),
-        report.entries,
-        report.data_blocks
-    )?;
-    // Keys out of order may be keys in another order than the one asked for: say which.
+    // What to do first: keys out of order may be keys in another order than the one
+    // asked for; say which, before the problems that follow from it.
     if report
         .problems
         .iter()
@@ -231,7 +297,15 @@ fn verify_one(
             crate::order::hint(path, g, &name)
         )?;
     }
-    let io_only = report.problems.iter().all(|e| !e.is_corruption()) && problems.len() == before;
+    write_capped(out, path, &problems, count, (!all).then_some(PER_KIND))?;
+    writeln!(
+        out,
+        "{}: {count} problem(s) ({} entries, {} data blocks checked)",
+        path.display(),
+        report.entries,
+        report.data_blocks
+    )?;
+    let io_only = report.problems.iter().all(|e| !e.is_corruption()) && own.is_empty();
     Ok(if io_only { EXIT_ERROR } else { EXIT_FAIL })
 }
 
@@ -240,7 +314,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut out = common::verdict_stdout();
     let mut worst = EXIT_OK;
     for f in &a.files {
-        let code = verify_one(g, f, &mut out)?;
+        let code = verify_one(g, f, a.all, &mut out)?;
         if a.salvage && code == EXIT_FAIL {
             crate::salvage::verify_summary(f, g, &mut out)?;
         }

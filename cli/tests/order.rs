@@ -222,7 +222,7 @@ fn writers_refuse_an_order_they_do_not_write() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("does not apply to build, db build and bloom"),
+        err.contains("--comparator idb_cmp1 does not apply to db build"),
         "{err}"
     );
     assert!(!out.exists());

@@ -3,6 +3,7 @@
 //! target size in its deepest level, a MANIFEST and CURRENT; LevelDB opens it without
 //! compacting. The directory appears whole or not at all.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
@@ -123,12 +124,16 @@ pub fn run(a: &Args) -> CmdResult {
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    common::warn(&format!(
+    // The summary on stdout, as `build` and `refilter` print theirs.
+    let mut out = common::stdout();
+    writeln!(
+        out,
         "wrote {}: {} entries in {} table(s), {} bytes, level 6",
         a.dir.display(),
         stats.entries,
         stats.files.len(),
         stats.bytes
-    ));
+    )?;
+    out.flush()?;
     Ok(EXIT_OK)
 }

@@ -10,9 +10,9 @@ use leveldb_table::LookupKind;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
 use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
+use crate::rows::{Entry, RowWriter};
 
 use super::open::{damage_code, describe, open, DbArgs};
-use super::scan::text_line;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -38,6 +38,7 @@ pub struct Args {
     pub decode: crate::decoding::DecodeArgs,
 }
 
+/// Runs `sst db get`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     if a.key_args.is_empty() && a.keys_from.is_none() {
         return Err(Failure::error(
@@ -72,6 +73,11 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
+    let rows = RowWriter {
+        format: a.format,
+        hex: a.hex,
+        dec: &dec,
+    };
     let mut out = RowsOut::new(common::verdict_stdout(), a.format);
     let mut value = Vec::new();
     let mut line = Vec::with_capacity(256);
@@ -83,9 +89,14 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         line.clear();
         match a.format {
             OutFormat::Text => match found {
-                LookupKind::Found { sequence, .. } => {
-                    text_line(&mut line, k, &value, sequence.unwrap_or(0), a.hex, &dec)
-                }
+                LookupKind::Found { sequence, .. } => rows.push(
+                    &mut line,
+                    Entry::Db {
+                        key: k,
+                        value: &value,
+                        seq: sequence.unwrap_or(0),
+                    },
+                ),
                 LookupKind::Deleted { sequence } => {
                     dec.push_key_text(&mut line, k, a.hex);
                     line.extend_from_slice(format!(": deleted @ {sequence}\n").as_bytes());

@@ -15,19 +15,22 @@ use crate::common::{CmdResult, Global};
 
 const EXAMPLES: &str = "\
 Examples:
-  sst db info  chrome/Local\\ Storage/leveldb              levels, tables, logs, sequences
-  sst db scan  db/ --format jsonl                          the live view, in key order
-  sst db scan  db/ --from user: --to user; --at-seq 1200   a range, as of sequence 1200
-  sst db get   db/ user:42 user:43                         newest values (logs, then levels)
-  sst db records db/ --format jsonl                        every record of every file, located to the byte
-  sst db scan  damaged/ --salvage                          read past damage (named on stderr); agrees
-                                                           with db records --salvage and db get --salvage
+  sst db info chrome/Local\\ Storage/leveldb     levels, tables, logs, sequences
+  sst db scan db/ --format jsonl                 the live view, in key order
+  sst db scan db/ --from user: --to user\\; --at-seq 1200
+                                                 a range, as of sequence 1200
+  sst db get db/ user:42 user:43                 newest values (logs, then levels)
+  sst db records db/ --format jsonl              every record of every file, to the byte
+  sst db scan damaged/ --salvage                 read past damage (named on stderr); agrees
+                                                 with db records and db get --salvage
+  sst db build out/ --from rows.jsonl --sort     a new directory LevelDB opens
 
 The readers (info, scan, get, records) read the directory as it is: no LOCK taken (it works
 while LevelDB or Chrome holds it), nothing created, renamed, replayed or rewritten, no mtime
 touched. build writes a new directory, whole or not at all.
 Exit: 0 success (get: every key found); 1 a key not found (get), damage met (--salvage);
-2 the directory cannot be read (damage without --salvage, an unknown comparator).";
+2 the directory cannot be read (damage without --salvage, an unknown comparator), or DIR
+is a file (one line says what it is and which command reads it).";
 
 /// `sst db` subcommands.
 #[derive(clap::Subcommand, Debug)]

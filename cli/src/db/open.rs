@@ -2,11 +2,12 @@
 //! directory read-only (nothing written, locked or touched), and reporting what a
 //! `--salvage` read skipped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use leveldb_table::db::{builtin_comparator, Db, DbOptions};
 
 use crate::common::{self, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::filekind;
 
 /// Options every `sst db` subcommand that reads a directory shares.
 #[derive(clap::Args, Debug)]
@@ -24,6 +25,9 @@ pub struct DbArgs {
 /// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
 /// of what opening noticed or skipped.
 pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
+    if a.dir.exists() && !a.dir.is_dir() {
+        return Err(Failure::error(not_a_directory(&a.dir)));
+    }
     let opts = DbOptions {
         verify_checksums: g.verify,
         salvage: a.salvage,
@@ -84,4 +88,20 @@ pub(crate) fn damage_code(db: &Db, a: &DbArgs) -> i32 {
 
 pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
     format!("{}: {e}", a.dir.display())
+}
+
+/// The one line for a file given where a database directory is asked for: what it is
+/// (SQLite, a table, a log, ...) and which command reads it.
+fn not_a_directory(path: &Path) -> String {
+    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+        return msg;
+    }
+    let kind = filekind::of_path(path);
+    match filekind::expect(path, &kind, &[], "a database directory") {
+        Err(msg) => msg,
+        Ok(()) => format!(
+            "{}: not a database directory: it is a file, of no kind LevelDB writes",
+            path.display()
+        ),
+    }
 }

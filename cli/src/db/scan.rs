@@ -7,6 +7,7 @@ use std::io::Write;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
 use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
+use crate::rows::{Entry, RowWriter};
 
 use super::open::{damage_code, describe, open, DbArgs};
 
@@ -37,22 +38,7 @@ pub struct Args {
     pub decode: crate::decoding::DecodeArgs,
 }
 
-pub(crate) fn text_line(
-    line: &mut Vec<u8>,
-    key: &[u8],
-    value: &[u8],
-    seq: u64,
-    hex: bool,
-    dec: &Decoding,
-) {
-    dec.push_key_text(line, key, hex);
-    line.extend_from_slice(b" @ ");
-    line.extend_from_slice(seq.to_string().as_bytes());
-    line.extend_from_slice(b" => ");
-    dec.push_value_text(line, key, value, hex);
-    line.push(b'\n');
-}
-
+/// Runs `sst db scan`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let from = a
         .from
@@ -74,6 +60,11 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         None => view.seek_to_first(),
     }
     let ucmp = db.internal_comparator().user_comparator().clone();
+    let rows = RowWriter {
+        format: a.format,
+        hex: a.hex,
+        dec: &dec,
+    };
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
@@ -93,26 +84,14 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             continue;
         }
         line.clear();
-        match a.format {
-            OutFormat::Text => text_line(
-                &mut line,
-                view.key(),
-                view.value(),
-                view.sequence(),
-                a.hex,
-                &dec,
-            ),
-            OutFormat::Json | OutFormat::Jsonl => {
-                line.extend_from_slice(b"{\"key\":\"");
-                common::push_hex(&mut line, view.key());
-                line.extend_from_slice(b"\",\"value\":\"");
-                common::push_hex(&mut line, view.value());
-                line.extend_from_slice(b"\",\"seq\":");
-                line.extend_from_slice(view.sequence().to_string().as_bytes());
-                dec.push_json(&mut line, view.key(), Some(view.value()));
-                line.extend_from_slice(b"}\n");
-            }
-        }
+        rows.push(
+            &mut line,
+            Entry::Db {
+                key: view.key(),
+                value: view.value(),
+                seq: view.sequence(),
+            },
+        );
         out.write_all(&line)?;
         n += 1;
         view.next();
