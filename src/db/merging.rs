@@ -177,6 +177,11 @@ impl<'a> ViewCursor<'a> {
         self.inner.error()
     }
 
+    /// Takes the error that stopped the view, if any (to return it, owned).
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.inner.take_error()
+    }
+
     /// From the inner cursor's position, finds the next user key whose newest visible
     /// version is a value, skipping versions of `self.skip` when `skipping` (a key already
     /// shown or deleted). Leaves the inner cursor on the version shown.
