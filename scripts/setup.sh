@@ -25,10 +25,13 @@ apt_needs=(
   "libsnappy-dev:test -e /usr/include/snappy.h"
   "redis-server:command -v redis-server"
   "python3:command -v python3"
+  "python3-venv:python3 -c 'import ensurepip, venv'"
 )
 # Python packages: "pip-name:import-name".
 pip_needs=(
   "plyvel:plyvel"
+  "maturin:maturin"
+  "pytest:pytest"
 )
 
 if [ "${1:-}" = build ]; then

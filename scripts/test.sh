@@ -7,3 +7,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+bash scripts/test_python.sh

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use leveldb_table::db::reverse_view::ReverseView;
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::Comparator;
 use pyo3::exceptions::PyValueError;
@@ -156,6 +157,42 @@ struct DbView {
     snapshot: u64,
 }
 
+impl DbView {
+    /// [`Source::fill`] going backward (the library's `ReverseView`).
+    fn fill_backward(
+        &self,
+        cmp: &dyn Comparator,
+        bounds: &Bounds,
+        resume: &Resume,
+        batch: &mut Batch,
+        max: usize,
+    ) -> leveldb_table::Result<bool> {
+        let mut view = ReverseView::new(self.db.merged()?, self.snapshot);
+        match resume {
+            Resume::Done => return Ok(true),
+            Resume::Start => match &bounds.stop {
+                Some(s) => view.seek_before(s),
+                None => view.seek_to_last(),
+            },
+            Resume::Past(k) => view.seek_before(k),
+        }
+        while view.valid() {
+            if bounds.past_end(cmp, view.key()) {
+                return Ok(true);
+            }
+            batch.push(view.key(), view.value());
+            if batch.len() >= max || batch.bytes() >= MAX_BATCH_BYTES {
+                return Ok(false);
+            }
+            view.prev();
+        }
+        match view.take_error() {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
+    }
+}
+
 impl Source for DbView {
     fn fill(
         &self,
@@ -166,9 +203,7 @@ impl Source for DbView {
     ) -> leveldb_table::Result<bool> {
         let cmp: &dyn Comparator = &**self.db.internal_comparator().user_comparator();
         if bounds.reverse {
-            return Err(leveldb_table::Error::InvalidArgument(
-                "reverse database scans are not supported yet".into(),
-            ));
+            return self.fill_backward(cmp, bounds, resume, batch, max);
         }
         let mut view = self.db.view_at(self.snapshot)?;
         match resume {

@@ -70,7 +70,7 @@ pub fn info<'py>(py: Python<'py>, db: &Db, dir: &Path) -> PyResult<Bound<'py, Py
         logs.append(d)?;
     }
     let d = PyDict::new(py);
-    d.set_item("dir", dir)?;
+    d.set_item("dir", dir.display().to_string())?;
     d.set_item("manifest", db.manifest_name())?;
     d.set_item("comparator", db.comparator_name())?;
     d.set_item("comparator_from", db.order_source().as_str())?;

@@ -123,3 +123,10 @@ def test_closed_database():
         db.get(b"key/00001")
     # A scan started before close keeps its own reference.
     assert sum(1 for _ in it) == 744
+
+
+def test_salvage_reads_forward_only(tmp_path):
+    db = lt.Db(damaged_copy(tmp_path), salvage=True)
+    with pytest.raises(lt.InvalidArgumentError) as e:
+        list(db.scan(reverse=True))
+    assert "backward is not supported under salvage" in str(e.value)

@@ -5,8 +5,8 @@
 //! `log_writer`, `write_batch`, `version_edit`, `filename` (one file format each) ->
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
-//! view) -> `reader` ([`Db`], the read-only database) and `records` (every record of every
-//! file, for forensics).
+//! view; `reverse_view`, the same read backward) -> `reader` ([`Db`], the read-only
+//! database) and `records` (every record of every file, for forensics).
 
 pub mod bulk;
 pub mod compaction;
@@ -21,6 +21,7 @@ pub mod memtable;
 pub mod merging;
 pub mod reader;
 pub mod records;
+pub mod reverse_view;
 pub mod salvage_table;
 pub mod version;
 pub mod version_edit;
