@@ -24,6 +24,7 @@ apt_needs=(
   "libleveldb-dev:test -e /usr/include/leveldb/db.h"
   "libsnappy-dev:test -e /usr/include/snappy.h"
   "redis-server:command -v redis-server"
+  "redis-tools:command -v redis-cli"
   "python3:command -v python3"
   "python3-venv:python3 -c 'import ensurepip, venv'"
 )

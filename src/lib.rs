@@ -74,9 +74,11 @@ mod table_iter;
 mod verify;
 
 pub mod db;
+pub mod dom_storage;
 pub mod idb;
 pub mod refilter;
 pub mod salvage;
+pub mod v8value;
 
 pub use atomic_file::{write_atomically, AtomicFile};
 pub use cache::{BlockCache, CachePolicy};

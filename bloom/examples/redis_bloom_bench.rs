@@ -4,6 +4,11 @@
 //! against the math. Prints one JSON document (recorded in docs/bloom.md).
 //!
 //! `cargo run --release -p sst-bloom --features redis --example redis_bloom_bench`
+//!
+//! With `-- --redis URL[,URL...] [--cluster] [--keys N] [--capacity N] [--batch N]
+//! [--name NAME]` it measures only the batched filter's add and check on servers already
+//! running (what `scripts/bench_bloom_cli.sh` compares the CLI with), and prints
+//! `{"add_keys_per_s": ..., "check_present_keys_per_s": ...}`.
 
 #[path = "../tests/redis_server/mod.rs"]
 mod redis_server;
@@ -12,7 +17,7 @@ use std::time::Instant;
 
 use redis_server::RedisServer;
 use serde_json::json;
-use sst_bloom::{RedisBloomFilter, ScalableParams};
+use sst_bloom::{RedisBloomFilter, RedisOptions, ScalableParams, Servers};
 
 const KEYS: u64 = 200_000;
 /// The first layer's capacity: the run grows the filter to 4x it.
@@ -96,7 +101,63 @@ fn redis_benchmark_setbit(port: u16) -> Option<f64> {
     line.split(',').nth(1)?.trim_matches('"').parse().ok()
 }
 
+/// The batched filter alone on given servers: `--redis LIST [--cluster] [--keys N]
+/// [--capacity N] [--batch N] [--name NAME]`.
+fn on_servers(args: &[String]) {
+    let get = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let num = |flag: &str, d: u64| get(flag).and_then(|v| v.parse().ok()).unwrap_or(d);
+    let servers = Servers::parse(
+        &get("--redis").expect("--redis LIST"),
+        args.iter().any(|a| a == "--cluster"),
+    )
+    .expect("servers");
+    let keys = num("--keys", 300_000);
+    let batch = num("--batch", 16_384) as usize;
+    let params = ScalableParams {
+        capacity: num("--capacity", keys),
+        fp_rate: FP,
+        ..ScalableParams::default()
+    };
+    let name = get("--name").unwrap_or_else(|| "libbench".into());
+    let mut f =
+        RedisBloomFilter::create_or_open_on(&servers, &name, params, &RedisOptions::default())
+            .expect("open");
+    let present: Vec<Vec<u8>> = (1..=keys)
+        .map(|i| format!("key:{i:012}").into_bytes())
+        .collect();
+    let t = Instant::now();
+    for chunk in present.chunks(batch) {
+        let refs: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
+        f.add(&refs).expect("add");
+    }
+    let add_rate = rate(keys, t);
+    let t = Instant::now();
+    let mut found = 0usize;
+    let mut answers = Vec::new();
+    for chunk in present.chunks(batch) {
+        let refs: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
+        f.check_into(&refs, &mut answers).expect("check");
+        found += answers.iter().filter(|&&m| m).count();
+    }
+    let check_rate = rate(keys, t);
+    assert_eq!(found as u64, keys, "false negatives");
+    println!(
+        "{}",
+        json!({"keys": keys, "batch": batch, "add_keys_per_s": add_rate.round(),
+               "check_present_keys_per_s": check_rate.round()})
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--redis") {
+        return on_servers(&args);
+    }
     let server = RedisServer::start();
     let url = server.url();
     let params = ScalableParams {

@@ -38,9 +38,12 @@ use crate::hash::{sizing, KeyHash};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountingBloomFilter {
-    nibbles: Vec<u8>,
-    m: u64,
-    k: u32,
+    pub(crate) nibbles: Vec<u8>,
+    pub(crate) m: u64,
+    pub(crate) k: u32,
+    pub(crate) capacity: u64,
+    /// The sized rate's bits (`f64::to_bits`), so the filter stays `Eq`.
+    pub(crate) fp_bits: u64,
 }
 
 impl CountingBloomFilter {
@@ -53,7 +56,32 @@ impl CountingBloomFilter {
             nibbles: vec![0; m.div_ceil(2) as usize],
             m,
             k,
+            capacity,
+            fp_bits: fp_rate.to_bits(),
         }
+    }
+
+    /// The capacity it was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The false-positive rate it was sized for.
+    pub fn fp_rate(&self) -> f64 {
+        f64::from_bits(self.fp_bits)
+    }
+
+    /// Number of counters that are not 0.
+    pub fn nonzero(&self) -> u64 {
+        self.nibbles
+            .iter()
+            .map(|&b| u64::from(b & 0x0f != 0) + u64::from(b >> 4 != 0))
+            .sum()
+    }
+
+    /// Estimated false-positive rate from the fill: `(nonzero / counters)^k`.
+    pub fn estimated_fp_rate(&self) -> f64 {
+        crate::hash::layer_fp(self.nonzero() as f64 / self.m.max(1) as f64, self.k)
     }
 
     /// Number of counters.
@@ -134,7 +162,10 @@ impl CountingBloomFilter {
 
     /// Number of saturated counters (a measure of how overfull the filter is).
     pub fn saturated(&self) -> u64 {
-        (0..self.m).filter(|&p| self.get(p) == COUNTER_MAX).count() as u64
+        self.nibbles
+            .iter()
+            .map(|&b| u64::from(b & 0x0f == COUNTER_MAX) + u64::from(b >> 4 == COUNTER_MAX))
+            .sum()
     }
 }
 

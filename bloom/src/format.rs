@@ -6,6 +6,10 @@
 pub const SCALABLE_FILE_MAGIC: [u8; 8] = *b"SSTBLOOM";
 /// Version of the scalable-filter file layout (bumped on any layout change).
 pub const SCALABLE_FILE_VERSION: u32 = 1;
+/// First 8 bytes of a counting-filter file written by [`crate::CountingBloomFilter::save`].
+pub const COUNTING_FILE_MAGIC: [u8; 8] = *b"SSTCOUNT";
+/// Version of the counting-filter file layout.
+pub const COUNTING_FILE_VERSION: u32 = 1;
 /// Version of the Redis layout, stored in the metadata hash's `version` field.
 #[cfg(feature = "redis")]
 pub const REDIS_FORMAT_VERSION: u32 = 1;

@@ -4,7 +4,8 @@
 //! the same sizing as LevelDB's table filter but with their own bits (none of them is a table
 //! filter policy):
 //!
-//! - [`CountingBloomFilter`]: 4-bit counters, so keys can be removed.
+//! - [`CountingBloomFilter`]: 4-bit counters, so keys can be removed; saved to a file
+//!   atomically ([`CountingBloomFilter::save`]).
 //! - [`ScalableBloomFilter`]: grows without bound at a fixed false-positive target; saved to a
 //!   file atomically ([`ScalableBloomFilter::save`]).
 //! - With the `redis` feature, `RedisBloomFilter`: the scalable design kept in Redis and
@@ -29,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod counting;
+mod counting_file;
 mod error;
 mod file;
 pub mod format;
@@ -41,5 +43,5 @@ mod scalable_file;
 pub use counting::CountingBloomFilter;
 pub use error::{Error, Result};
 #[cfg(feature = "redis")]
-pub use redis::{RedisAddSummary, RedisBloomFilter};
+pub use redis::{Durability, RedisAddSummary, RedisBloomFilter, RedisOptions, RedisStats, Servers};
 pub use scalable::{LayerInfo, ScalableBloomFilter, ScalableParams};

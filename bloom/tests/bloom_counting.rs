@@ -137,3 +137,35 @@ fn sizing_matches_the_table_crates_bloom_filter() {
         assert_eq!(u32::from(table.k()), ours.k(), "n={n} eps={eps}");
     }
 }
+
+#[test]
+fn counting_file_round_trips_and_damage_is_an_error_with_an_offset() {
+    let mut f = CountingBloomFilter::for_capacity(501, 0.02);
+    for i in 0..400u32 {
+        f.add(&i.to_le_bytes());
+    }
+    assert!(f.remove(&7u32.to_le_bytes()));
+    let bytes = f.to_bytes();
+    let back = CountingBloomFilter::from_bytes(&bytes).expect("round trip");
+    assert_eq!(back, f);
+    assert_eq!((back.capacity(), back.fp_rate()), (501, 0.02));
+    for at in [0usize, 9, 20, 40, bytes.len() / 2, bytes.len() - 1] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        let e = CountingBloomFilter::from_bytes(&bad).unwrap_err();
+        assert!(
+            matches!(e, sst_bloom::Error::BadFile { .. }),
+            "flip at {at}: {e}"
+        );
+    }
+    for len in [0usize, 7, 12, bytes.len() - 1] {
+        assert!(
+            CountingBloomFilter::from_bytes(&bytes[..len]).is_err(),
+            "cut at {len}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.bloom");
+    f.save(&path).unwrap();
+    assert_eq!(CountingBloomFilter::load(&path).unwrap(), f);
+}

@@ -4,7 +4,9 @@
 mod redis_server;
 
 use redis_server::RedisServer;
-use sst_bloom::{Error, RedisBloomFilter, ScalableParams};
+use std::time::Duration;
+
+use sst_bloom::{Error, RedisBloomFilter, RedisOptions, ScalableParams, Servers};
 
 fn keys(prefix: &str, range: std::ops::Range<u32>) -> Vec<Vec<u8>> {
     range
@@ -112,7 +114,11 @@ fn unreachable_server_is_an_error_naming_the_command() {
         matches!(&e, Error::Redis { command, .. } if command == "connect"),
         "{e}"
     );
-    assert!(e.to_string().starts_with("redis connect failed"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("redis connect on 127.0.0.1:{port} failed")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -177,7 +183,7 @@ fn concurrent_writers_across_growth_lose_nothing() {
 }
 
 #[test]
-fn restart_mid_run_is_an_error_and_the_next_run_loses_nothing() {
+fn restart_mid_run_is_retried_through_and_loses_nothing() {
     let mut server = RedisServer::start_persistent();
     let url = server.url();
     let first = keys("before", 0..3000);
@@ -185,16 +191,30 @@ fn restart_mid_run_is_an_error_and_the_next_run_loses_nothing() {
         RedisBloomFilter::create_or_open(&url, "restart", params(1000, 0.01)).expect("create");
     add_all(&mut f, &first);
     server.restart();
-    // The old connection is gone: an error naming the command, not a panic.
+    // The old connection is gone: the client reconnects and the batch goes through.
     let batch = keys("during", 0..100);
     let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
-    let e = f.add(&refs).unwrap_err();
+    f.add(&refs).expect("add after a restart");
+    assert_eq!(count_maybe(&mut f, &batch), batch.len());
+    // A server gone for good is an error naming the command once the retries run out.
+    let quick = RedisOptions {
+        retry_for: Duration::from_millis(300),
+        ..RedisOptions::default()
+    };
+    let mut short = RedisBloomFilter::open_on(&Servers::single(&url), "restart", &quick)
+        .expect("open with a short retry budget");
+    server.stop();
+    let e = short.check(&refs).unwrap_err();
     assert!(
-        matches!(&e, Error::Redis { command, .. } if command == "BITFIELD_RO"),
+        matches!(&e, Error::Redis { command, .. } if command == "HGET"),
         "{e}"
     );
-    let e = f.check(&refs).unwrap_err();
-    assert!(matches!(e, Error::Redis { .. }), "{e}");
+    let e = RedisBloomFilter::open_on(&Servers::single(&url), "restart", &quick).unwrap_err();
+    assert!(
+        matches!(&e, Error::Redis { command, .. } if command == "connect"),
+        "{e}"
+    );
+    server.restart();
     // The next run: everything acknowledged before the restart is there, and it goes on.
     let mut f = RedisBloomFilter::open(&url, "restart").expect("reopen");
     assert_eq!(count_maybe(&mut f, &first), first.len());
@@ -248,7 +268,7 @@ fn error_replies_and_damaged_metadata_are_errors_not_panics() {
     );
     let e = RedisBloomFilter::create_or_open(&url, "str", params(10, 0.01)).unwrap_err();
     assert!(
-        matches!(&e, Error::Redis { command, .. } if command == "EVALSHA init"),
+        matches!(&e, Error::Redis { command, .. } if command == "EVAL init"),
         "{e}"
     );
     // Fields that do not parse or are out of range.

@@ -1,29 +1,39 @@
-//! `sst bloom add|check|info`: a scalable bloom filter shared through Redis (`--redis URL
-//! --name NAME`) or kept in a local file (`--file PATH`), fed keys one per line on stdin.
+//! `sst bloom add|check|remove|info`: a scalable bloom filter shared through Redis or a Redis
+//! Cluster (`--redis URL[,URL...] [--cluster] --name NAME`) or kept in a local file
+//! (`--file PATH`), or a counting filter in a file (`--counting --file PATH`), fed keys one
+//! per line on stdin.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{json, Value};
-use sst_bloom::{Error, LayerInfo, RedisBloomFilter, ScalableBloomFilter, ScalableParams};
+use sst_bloom::{
+    Durability, Error, LayerInfo, RedisBloomFilter, RedisOptions, ScalableBloomFilter,
+    ScalableParams, Servers,
+};
 
-use crate::common::{self, CmdResult, Failure, LineReader, LinesFormat, EXIT_FAIL, EXIT_OK};
+use crate::bloom_io::{self, for_each_batch, push_row, write_rows};
+use crate::common::{CmdResult, Failure, LinesFormat, EXIT_FAIL, EXIT_OK};
+use crate::output::RowsOut;
 
 const EXAMPLES: &str = "\
 Examples:
   seq 1 100000 | sst bloom add --redis redis://127.0.0.1:6379/ --name seen --capacity 100000
   printf 'a\\nb\\n' | sst bloom check --redis redis://127.0.0.1:6379/ --name seen --format jsonl
+  seq 1 9 | sst bloom add --cluster --redis redis://127.0.0.1:7000,redis://127.0.0.1:7001 \\
+      --name seen --wait-replicas 1
   sst bloom info --file seen.bloom
+  printf 'a\\n' | sst bloom remove --counting --file seen.counting
 
 Keys are the raw bytes of each stdin line (without its \\n; with --hex, each line is hex).
 The filter is created by the first `add` with --capacity (default 1000000) and --fp-rate
 (default 0.01), growth 2 and tightening ratio 0.5; later runs may repeat those flags, and
-get an error when they differ from the stored ones. A --file is rewritten atomically
-(temporary file, fsync, rename) at the end of `add`.
+get an error when they differ from the stored ones. --redis takes one URL, or with --cluster
+a comma-separated list of seed nodes of a Redis Cluster. A --file is rewritten atomically
+(temporary file, fsync, rename) at the end of `add` and `remove`.
 Exit codes: 0 success (check: every key may be present), 1 check: some key is definitely
-absent, 2 usage, Redis or file errors.";
-
-/// Keys sent to Redis per batch (a few round trips each).
-const BATCH: usize = 1000;
+absent, remove: some key was not in the filter (nothing removed for it), 2 usage, Redis or
+file errors.";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -37,7 +47,10 @@ pub enum Action {
     Add(KeyArgs),
     /// Check the keys on stdin, in input order.
     Check(CheckArgs),
-    /// Print the layers, their fill and the estimated false-positive rate as JSON.
+    /// Remove the keys on stdin from a counting filter (--counting --file); prints a JSON
+    /// summary. A key that is not in the filter is reported and changes nothing.
+    Remove(KeyArgs),
+    /// Print the filter's parameters, fill and estimated false-positive rate as JSON.
     Info(Target),
 }
 
@@ -45,21 +58,44 @@ pub enum Action {
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("store").required(true).args(["redis", "file"])))]
 pub struct Target {
-    /// Redis server URL (redis://host:port/db) holding the filter.
-    #[arg(long, value_name = "URL", requires = "name")]
+    /// Redis server URL (redis://host:port/db), or with --cluster a comma-separated list of
+    /// seed nodes of a Redis Cluster.
+    #[arg(long, value_name = "URL[,URL...]", requires = "name")]
     pub redis: Option<String>,
+    /// The --redis servers form a Redis Cluster.
+    #[arg(long, requires = "redis")]
+    pub cluster: bool,
     /// The filter's name in Redis.
     #[arg(long, value_name = "NAME", conflicts_with = "file")]
     pub name: Option<String>,
     /// A local filter file instead of Redis.
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
+    /// The --file is a counting filter (fixed size; keys can be removed).
+    #[arg(long, requires = "file")]
+    pub counting: bool,
     /// Keys the first layer holds (when creating; checked against an existing filter).
     #[arg(long, value_name = "N")]
     pub capacity: Option<u64>,
     /// Target false-positive rate (when creating; checked against an existing filter).
     #[arg(long, value_name = "P")]
     pub fp_rate: Option<f64>,
+    /// Redis: report a batch added only once this many replicas of every written master
+    /// acknowledged it (WAIT); fewer in time is an error and the batch is not counted.
+    #[arg(long, value_name = "N", requires = "redis")]
+    pub wait_replicas: Option<u32>,
+    /// Redis: longest WAIT per master, in milliseconds (with --wait-replicas).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 1000,
+        requires = "wait_replicas"
+    )]
+    pub wait_timeout_ms: u64,
+    /// Redis: largest bitmap of a new filter, in bits (a multiple of 8; default 1048576).
+    /// Smaller bitmaps spread a small filter over more cluster slots.
+    #[arg(long, value_name = "BITS", requires = "redis")]
+    pub bitmap_bits: Option<u64>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -83,9 +119,9 @@ pub struct CheckArgs {
     pub format: LinesFormat,
 }
 
-/// An opened filter.
+/// An opened scalable filter.
 enum Store {
-    Redis(RedisBloomFilter),
+    Redis(Box<RedisBloomFilter>),
     File {
         path: PathBuf,
         filter: ScalableBloomFilter,
@@ -93,7 +129,7 @@ enum Store {
 }
 
 impl Target {
-    fn describe(&self, err: &Error) -> Failure {
+    pub fn describe(&self, err: &Error) -> Failure {
         match (&self.file, &self.redis, &self.name) {
             // An I/O error names the file itself.
             (Some(_), _, _) if matches!(err, Error::Io { .. }) => Failure::error(err.to_string()),
@@ -104,7 +140,7 @@ impl Target {
     }
 
     /// The parameters to create with: the flags, defaults for the rest.
-    fn params(&self) -> ScalableParams {
+    pub fn params(&self) -> ScalableParams {
         let d = ScalableParams::default();
         ScalableParams {
             capacity: self.capacity.unwrap_or(d.capacity),
@@ -114,28 +150,35 @@ impl Target {
     }
 
     /// Errors when a flag given differs from the stored parameters.
-    fn compare(&self, name: &str, stored: ScalableParams) -> Result<(), Error> {
+    pub fn compare(&self, name: &str, capacity: u64, fp_rate: f64) -> Result<(), Error> {
         let mismatch = |field, s: String, r: String| Error::Mismatch {
             name: name.to_string(),
             field,
             stored: s,
             requested: r,
         };
-        if let Some(c) = self.capacity.filter(|&c| c != stored.capacity) {
-            return Err(mismatch(
-                "capacity",
-                stored.capacity.to_string(),
-                c.to_string(),
-            ));
+        if let Some(c) = self.capacity.filter(|&c| c != capacity) {
+            return Err(mismatch("capacity", capacity.to_string(), c.to_string()));
         }
-        if let Some(p) = self.fp_rate.filter(|&p| p != stored.fp_rate) {
-            return Err(mismatch(
-                "fp_rate",
-                stored.fp_rate.to_string(),
-                p.to_string(),
-            ));
+        if let Some(p) = self.fp_rate.filter(|&p| p != fp_rate) {
+            return Err(mismatch("fp_rate", fp_rate.to_string(), p.to_string()));
         }
         Ok(())
+    }
+
+    fn redis_options(&self) -> RedisOptions {
+        let d = RedisOptions::default();
+        RedisOptions {
+            durability: match self.wait_replicas {
+                Some(count) => Durability::Replicas {
+                    count,
+                    timeout: Duration::from_millis(self.wait_timeout_ms.max(1)),
+                },
+                None => Durability::Primary,
+            },
+            bitmap_bits: self.bitmap_bits.unwrap_or(d.bitmap_bits),
+            ..d
+        }
     }
 
     /// Opens the filter; `create` allows creating a missing one.
@@ -149,7 +192,8 @@ impl Target {
             let name = path.display().to_string();
             let filter = match ScalableBloomFilter::load(path) {
                 Ok(f) => {
-                    self.compare(&name, f.params())?;
+                    let p = f.params();
+                    self.compare(&name, p.capacity, p.fp_rate)?;
                     f
                 }
                 Err(Error::Io { source, .. })
@@ -164,19 +208,23 @@ impl Target {
                 filter,
             });
         }
-        let (Some(url), Some(name)) = (&self.redis, &self.name) else {
+        let (Some(list), Some(name)) = (&self.redis, &self.name) else {
             return Err(Error::InvalidArgument("--redis needs --name".into()));
         };
-        match RedisBloomFilter::open(url, name) {
+        let servers = Servers::parse(list, self.cluster)?;
+        let opts = self.redis_options();
+        let f = match RedisBloomFilter::open_on(&servers, name, &opts) {
             Ok(f) => {
-                self.compare(name, f.params())?;
-                Ok(Store::Redis(f))
+                let p = f.params();
+                self.compare(name, p.capacity, p.fp_rate)?;
+                f
             }
-            Err(Error::NotFound { .. }) if create => Ok(Store::Redis(
-                RedisBloomFilter::create_or_open(url, name, self.params())?,
-            )),
-            Err(e) => Err(e),
-        }
+            Err(Error::NotFound { .. }) if create => {
+                RedisBloomFilter::create_or_open_on(&servers, name, self.params(), &opts)?
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Store::Redis(Box::new(f)))
     }
 }
 
@@ -198,10 +246,14 @@ impl Store {
         }
     }
 
-    fn check(&mut self, keys: &[&[u8]]) -> Result<Vec<bool>, Error> {
+    fn check(&mut self, keys: &[&[u8]], out: &mut Vec<bool>) -> Result<(), Error> {
         match self {
-            Store::Redis(f) => f.check(keys),
-            Store::File { filter, .. } => Ok(keys.iter().map(|k| filter.may_contain(k)).collect()),
+            Store::Redis(f) => f.check_into(keys, out),
+            Store::File { filter, .. } => {
+                out.clear();
+                out.extend(keys.iter().map(|k| filter.may_contain(k)));
+                Ok(())
+            }
         }
     }
 
@@ -220,38 +272,7 @@ impl Store {
     }
 }
 
-/// Reads stdin in batches of keys and hands each batch to `f`.
-fn for_each_batch(
-    hex: bool,
-    mut f: impl FnMut(&[Vec<u8>]) -> Result<(), Failure>,
-) -> Result<(), Failure> {
-    let mut lines = LineReader::open(Path::new("-"))?;
-    let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
-    let mut line = Vec::new();
-    while lines.next_line(&mut line)? {
-        let key = if hex {
-            common::unhex(common::trim(&line))
-                .map_err(|e| Failure::error(format!("<stdin>: line {}: {e}", lines.line_no)))?
-        } else {
-            line.clone()
-        };
-        batch.push(key);
-        if batch.len() == BATCH {
-            f(&batch)?;
-            batch.clear();
-        }
-    }
-    if !batch.is_empty() {
-        f(&batch)?;
-    }
-    Ok(())
-}
-
-fn refs(batch: &[Vec<u8>]) -> Vec<&[u8]> {
-    batch.iter().map(Vec::as_slice).collect()
-}
-
-fn where_json(t: &Target) -> Value {
+pub fn where_json(t: &Target) -> Value {
     match (&t.file, &t.name) {
         (Some(p), _) => json!({"file": p.display().to_string()}),
         (_, Some(n)) => json!({"name": n}),
@@ -259,16 +280,16 @@ fn where_json(t: &Target) -> Value {
     }
 }
 
-fn merge(mut a: Value, b: Value) -> Value {
+pub fn merge(mut a: Value, b: Value) -> Value {
     if let (Some(a), Value::Object(b)) = (a.as_object_mut(), b) {
         a.extend(b);
     }
     a
 }
 
-fn print_json(v: &Value) -> Result<(), Failure> {
+pub fn print_json(v: &Value) -> Result<(), Failure> {
     use std::io::Write;
-    let mut out = common::stdout();
+    let mut out = bloom_io::out();
     writeln!(out, "{v}")?;
     out.flush()?;
     Ok(())
@@ -279,7 +300,7 @@ fn run_add(a: &KeyArgs) -> CmdResult {
     let mut store = t.open(true)?;
     let (mut keys, mut added, mut present) = (0u64, 0u64, 0u64);
     for_each_batch(a.hex, |batch| {
-        let (ad, pr) = store.add(&refs(batch)).map_err(|e| t.describe(&e))?;
+        let (ad, pr) = store.add(batch).map_err(|e| t.describe(&e))?;
         keys += batch.len() as u64;
         added += ad;
         present += pr;
@@ -295,43 +316,25 @@ fn run_add(a: &KeyArgs) -> CmdResult {
 }
 
 fn run_check(a: &CheckArgs) -> CmdResult {
-    use std::io::Write;
     let t = &a.keys.target;
     let mut store = t.open(false)?;
-    let mut out = crate::output::RowsOut::new(common::stdout(), a.format);
+    let json = matches!(a.format, LinesFormat::Jsonl | LinesFormat::Json);
+    let mut out = RowsOut::new(bloom_io::out(), a.format);
     let mut all = true;
-    for_each_batch(a.keys.hex, |batch| {
-        let answers = store.check(&refs(batch)).map_err(|e| t.describe(&e))?;
-        for (key, maybe) in batch.iter().zip(answers) {
+    let mut answers = Vec::new();
+    let mut rows = Vec::with_capacity(1 << 20);
+    let r = for_each_batch(a.keys.hex, |batch| {
+        store
+            .check(batch, &mut answers)
+            .map_err(|e| t.describe(&e))?;
+        for (key, &maybe) in batch.iter().zip(&answers) {
             all &= maybe;
-            match a.format {
-                LinesFormat::Jsonl | LinesFormat::Json => {
-                    let mut row = if a.keys.hex {
-                        json!({"key": common::hex(key)})
-                    } else {
-                        match std::str::from_utf8(key) {
-                            Ok(s) => json!({"key": s}),
-                            // Not UTF-8: the text is escaped, the exact bytes are in key_hex.
-                            Err(_) => {
-                                json!({"key": common::escaped(key), "key_hex": common::hex(key)})
-                            }
-                        }
-                    };
-                    row["maybe"] = json!(maybe);
-                    writeln!(out, "{row}")?;
-                }
-                LinesFormat::Text => {
-                    let mut line = Vec::new();
-                    line.extend_from_slice(if maybe { b"maybe\t" } else { b"absent\t" });
-                    common::push_text(&mut line, key, a.keys.hex);
-                    line.push(b'\n');
-                    out.write_all(&line)?;
-                }
-            }
+            push_row(&mut rows, key, a.keys.hex, json, "maybe", maybe);
         }
-        Ok(())
-    })?;
+        write_rows(&mut out, &mut rows)
+    });
     out.finish()?;
+    r?;
     Ok(if all { EXIT_OK } else { EXIT_FAIL })
 }
 
@@ -371,9 +374,21 @@ fn run_info(t: &Target) -> CmdResult {
 }
 
 pub fn run(a: &Args) -> CmdResult {
+    let target = match &a.action {
+        Action::Add(k) | Action::Remove(k) => &k.target,
+        Action::Check(c) => &c.keys.target,
+        Action::Info(t) => t,
+    };
+    if target.counting {
+        return crate::bloom_counting::run(a);
+    }
     match &a.action {
         Action::Add(k) => run_add(k),
         Action::Check(c) => run_check(c),
+        Action::Remove(_) => Err(Failure::error(
+            "bloom remove needs a counting filter (--counting --file PATH): a scalable filter \
+             cannot remove keys",
+        )),
         Action::Info(t) => run_info(t),
     }
 }

@@ -171,6 +171,9 @@ pub fn not_a_table(path: &Path) -> Option<String> {
             if db { " (a LevelDB database: it has CURRENT)" } else { "" }
         ));
     }
+    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+        return Some(msg);
+    }
     match FileKind::of_path(path) {
         Some(FileKind::Table(_)) | None => None,
         Some(kind) => Some(format!(

@@ -10,6 +10,7 @@ use leveldb_table::db::{builtin_comparator, Db, DbOptions};
 use leveldb_table::LookupKind;
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 const EXAMPLES: &str = "\
@@ -18,7 +19,9 @@ Examples:
   sst db scan  db/ --format jsonl                          the live view, in key order
   sst db scan  db/ --from user: --to user; --at-seq 1200   a range, as of sequence 1200
   sst db get   db/ user:42 user:43                         newest values (logs, then levels)
-  sst db records db/ --format jsonl                        every record of every file
+  sst db records db/ --format jsonl                        every record of every file, located to the byte
+  sst db scan  damaged/ --salvage                          read past damage (named on stderr); agrees
+                                                           with db records --salvage and db get --salvage
 
 The directory is read as it is: no LOCK taken (it works while LevelDB or Chrome holds it),
 nothing created, renamed, replayed or rewritten, no mtime touched.
@@ -85,6 +88,8 @@ pub struct ScanArgs {
     /// --from/--to are hex; text output shows keys and values in hex.
     #[arg(long)]
     pub hex: bool,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,6 +112,8 @@ pub struct GetArgs {
     /// `{"key": hex, "found": bool, "value": hex, "seq": n}` (value and seq when found).
     #[arg(long, value_enum, default_value_t = OutFormat::Text)]
     pub format: OutFormat,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 /// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
@@ -125,7 +132,10 @@ pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
             }
             _ => String::new(),
         };
-        Failure::error(format!("{}: {e}{flag}", a.dir.display()))
+        Failure::error(
+            crate::sqlite_note::not_leveldb(&a.dir)
+                .unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
+        )
     })?;
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
@@ -151,11 +161,6 @@ pub(crate) fn report_damage(db: &Db, a: &DbArgs) {
             all.len()
         ));
     }
-}
-
-/// Whether keys are shown decoded as IndexedDB keys (the database is ordered by `idb_cmp1`).
-pub(crate) fn is_idb(db: &Db) -> bool {
-    db.comparator_name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME
 }
 
 /// Exit code for a run that read everything asked: 1 if damage was skipped.
@@ -188,30 +193,14 @@ pub(crate) fn text_line(
     value: &[u8],
     seq: u64,
     hex: bool,
-    idb: bool,
+    dec: &Decoding,
 ) {
-    push_key(line, key, hex, idb);
+    dec.push_key_text(line, key, hex);
     line.extend_from_slice(b" @ ");
     line.extend_from_slice(seq.to_string().as_bytes());
     line.extend_from_slice(b" => ");
-    push_value(line, key, value, hex, idb);
+    dec.push_value_text(line, key, value, hex);
     line.push(b'\n');
-}
-
-pub(crate) fn push_key(line: &mut Vec<u8>, key: &[u8], hex: bool, idb: bool) {
-    if idb {
-        crate::idb::push_key_text(line, key, hex);
-    } else {
-        common::push_text(line, key, hex);
-    }
-}
-
-pub(crate) fn push_value(line: &mut Vec<u8>, key: &[u8], value: &[u8], hex: bool, idb: bool) {
-    if idb {
-        crate::idb::push_value_text(line, key, value, hex);
-    } else {
-        common::push_text(line, value, hex);
-    }
 }
 
 fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
@@ -229,12 +218,12 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
     let mut view = db
         .view_at(seq)
         .map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    match &from {
-        Some(f) => view.seek(f),
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    match from.clone().or_else(|| dec.start_key()) {
+        Some(f) => view.seek(&f),
         None => view.seek_to_first(),
     }
     let ucmp = db.internal_comparator().user_comparator().clone();
-    let idb = is_idb(&db);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     let mut n = 0u64;
@@ -245,8 +234,13 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
         if to
             .as_deref()
             .is_some_and(|t| ucmp.compare(view.key(), t).is_ge())
+            || dec.past_end(view.key())
         {
             break;
+        }
+        if !dec.keep(view.key()) {
+            view.next();
+            continue;
         }
         line.clear();
         match a.format {
@@ -256,7 +250,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
                 view.value(),
                 view.sequence(),
                 a.hex,
-                idb,
+                &dec,
             ),
             OutFormat::Json | OutFormat::Jsonl => {
                 line.extend_from_slice(b"{\"key\":\"");
@@ -265,9 +259,7 @@ fn scan(g: &Global, a: &ScanArgs) -> CmdResult {
                 common::push_hex(&mut line, view.value());
                 line.extend_from_slice(b"\",\"seq\":");
                 line.extend_from_slice(view.sequence().to_string().as_bytes());
-                if idb {
-                    crate::idb::push_json_field(&mut line, view.key(), Some(view.value()));
-                }
+                dec.push_json(&mut line, view.key(), Some(view.value()));
                 line.extend_from_slice(b"}\n");
             }
         }
@@ -320,7 +312,7 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         }
     }
     let db = open(&a.db, g)?;
-    let idb = is_idb(&db);
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let mut out = RowsOut::new(common::verdict_stdout(), a.format);
     let mut value = Vec::new();
@@ -334,14 +326,14 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
         match a.format {
             OutFormat::Text => match found {
                 LookupKind::Found { sequence, .. } => {
-                    text_line(&mut line, k, &value, sequence.unwrap_or(0), a.hex, idb)
+                    text_line(&mut line, k, &value, sequence.unwrap_or(0), a.hex, &dec)
                 }
                 LookupKind::Deleted { sequence } => {
-                    push_key(&mut line, k, a.hex, idb);
+                    dec.push_key_text(&mut line, k, a.hex);
                     line.extend_from_slice(format!(": deleted @ {sequence}\n").as_bytes());
                 }
                 LookupKind::NotFound => {
-                    push_key(&mut line, k, a.hex, idb);
+                    dec.push_key_text(&mut line, k, a.hex);
                     line.extend_from_slice(b": not found\n");
                 }
             },
@@ -354,22 +346,16 @@ fn get(g: &Global, a: &GetArgs) -> CmdResult {
                         common::push_hex(&mut line, &value);
                         line.extend_from_slice(b"\",\"seq\":");
                         line.extend_from_slice(sequence.unwrap_or(0).to_string().as_bytes());
-                        if idb {
-                            crate::idb::push_json_field(&mut line, k, Some(&value));
-                        }
+                        dec.push_json(&mut line, k, Some(&value));
                     }
                     LookupKind::Deleted { sequence } => {
                         line.extend_from_slice(b"\",\"found\":false,\"deleted\":true,\"seq\":");
                         line.extend_from_slice(sequence.to_string().as_bytes());
-                        if idb {
-                            crate::idb::push_json_field(&mut line, k, None);
-                        }
+                        dec.push_json(&mut line, k, None);
                     }
                     LookupKind::NotFound => {
                         line.extend_from_slice(b"\",\"found\":false");
-                        if idb {
-                            crate::idb::push_json_field(&mut line, k, None);
-                        }
+                        dec.push_json(&mut line, k, None);
                     }
                 }
                 line.extend_from_slice(b"}\n");

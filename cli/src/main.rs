@@ -4,6 +4,8 @@
 
 mod blocks;
 mod bloom;
+mod bloom_counting;
+mod bloom_io;
 mod build;
 mod common;
 mod db;
@@ -11,15 +13,20 @@ mod dbbuild;
 mod dbfile;
 mod dbinfo;
 mod dbrecords;
+mod decoding;
 mod filter;
 mod get;
 mod idb;
+mod idb_rows;
 mod order;
 mod output;
 mod refilter;
 mod salvage;
 mod scan;
+mod sqlite_note;
 mod stats;
+mod storage_rows;
+mod value_json;
 mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -93,7 +100,8 @@ enum Command {
     Filter(filter::Args),
     /// Build a table from jsonl or tsv entries.
     Build(build::Args),
-    /// A scalable bloom filter shared through Redis or kept in a file: add, check, info.
+    /// Bloom filters: scalable (shared through Redis or a Redis Cluster, or in a file) or
+    /// counting (in a file): add, check, remove, info.
     Bloom(bloom::Args),
     /// A LevelDB database directory, read-only: scan, get, records, info.
     Db(db::Args),
@@ -164,7 +172,7 @@ fn main() {
         Command::Build(a) => build::run(&g, a),
         Command::Bloom(a) => bloom::run(a),
         Command::Db(a) => db::run(&g, a),
-        Command::Log(a) => dbfile::run_log(a),
+        Command::Log(a) => dbfile::run_log(&g, a),
         Command::Manifest(a) => dbfile::run_manifest(a),
         Command::Refilter(a) => refilter::run(&g, a),
     };

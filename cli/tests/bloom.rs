@@ -1,12 +1,15 @@
 //! `sst bloom add|check|info` against a real `redis-server` started here on a free port, and
 //! on local files: the output contract, two processes adding at once, errors.
 
+#[path = "../../bloom/tests/redis_cluster/mod.rs"]
+mod redis_cluster;
 #[path = "../../bloom/tests/redis_server/mod.rs"]
 mod redis_server;
 
 use std::io::Write;
 use std::process::{Child, Command, Output, Stdio};
 
+use redis_cluster::RedisCluster;
 use redis_server::RedisServer;
 use serde_json::Value;
 
@@ -69,21 +72,79 @@ fn jsonl(out: &Output) -> Vec<Value> {
 #[test]
 fn two_processes_adding_at_once_lose_no_key() {
     let server = RedisServer::start();
-    let url = server.url();
-    let args = [
-        "bloom",
-        "add",
+    two_processes_adding_at_once(&[&server.url()]);
+}
+
+#[test]
+fn two_processes_adding_at_once_on_a_cluster_lose_no_key() {
+    let cluster = RedisCluster::start();
+    let seeds = cluster.seeds();
+    // One waits for a replica of every master it writes to, the other does not.
+    two_processes_adding_at_once(&[&seeds, "--cluster", "--bitmap-bits", "4096"]);
+    let keys: usize = cluster
+        .masters()
+        .iter()
+        .map(|&p| cluster.keys_on(p, "bloom:shared:*").len())
+        .sum();
+    assert!(keys > 3, "the bitmaps spread over the cluster: {keys}");
+}
+
+#[test]
+fn add_check_info_contract_on_a_cluster() {
+    let cluster = RedisCluster::start();
+    let seeds = cluster.seeds();
+    contract(&["--redis", &seeds, "--cluster", "--name", "contract"]);
+    contract(&[
         "--redis",
-        &url,
+        &seeds,
+        "--cluster",
         "--name",
-        "shared",
-        "--capacity",
-        "500",
-    ];
+        "durable",
+        "--wait-replicas",
+        "1",
+    ]);
+    // Several URLs are a cluster: without --cluster, a usage error.
+    let out = sst(
+        &["bloom", "info", "--redis", &seeds, "--name", "contract"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("add --cluster"), "{err}");
+    // Asking for more replicas than the cluster has: refused, not reported added.
+    let out = sst(
+        &[
+            "bloom",
+            "add",
+            "--redis",
+            &seeds,
+            "--cluster",
+            "--name",
+            "contract",
+            "--wait-replicas",
+            "2",
+            "--wait-timeout-ms",
+            "100",
+        ],
+        b"new-key\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 of 2 replicas acknowledged"), "{err}");
+}
+
+fn two_processes_adding_at_once(target: &[&str]) {
+    let mut args = vec!["bloom", "add", "--redis"];
+    args.extend_from_slice(target);
+    args.extend_from_slice(&["--name", "shared", "--capacity", "500"]);
+    let mut waiting = args.clone();
+    if target.contains(&"--cluster") {
+        waiting.extend_from_slice(&["--wait-replicas", "1"]);
+    }
     let a: Vec<String> = (0..10_000).map(|i| format!("a-{i}")).collect();
     let b: Vec<String> = (0..10_000).map(|i| format!("b-{i}")).collect();
     // Both processes are running before either gets its keys.
-    let (pa, pb) = (spawn(&args), spawn(&args));
+    let (pa, pb) = (spawn(&args), spawn(&waiting));
     let (la, lb) = (lines(&a), lines(&b));
     let ta = std::thread::spawn(move || finish(pa, la));
     let tb = std::thread::spawn(move || finish(pb, lb));
@@ -93,12 +154,10 @@ fn two_processes_adding_at_once_lose_no_key() {
         assert_eq!(s["name"], "shared");
     }
     let all: Vec<String> = a.into_iter().chain(b).collect();
-    let out = sst(
-        &[
-            "bloom", "check", "--redis", &url, "--name", "shared", "--format", "jsonl",
-        ],
-        &lines(&all),
-    );
+    let mut check = vec!["bloom", "check", "--redis"];
+    check.extend_from_slice(target);
+    check.extend_from_slice(&["--name", "shared", "--format", "jsonl"]);
+    let out = sst(&check, &lines(&all));
     assert_eq!(out.status.code(), Some(0), "every key may be present");
     let rows = jsonl(&out);
     assert_eq!(rows.len(), all.len());
@@ -106,10 +165,10 @@ fn two_processes_adding_at_once_lose_no_key() {
         assert_eq!(row["key"], key.as_str(), "input order");
         assert_eq!(row["maybe"], true, "false negative for {key}");
     }
-    let info = json(&sst(
-        &["bloom", "info", "--redis", &url, "--name", "shared"],
-        b"",
-    ));
+    let mut info = vec!["bloom", "info", "--redis"];
+    info.extend_from_slice(target);
+    info.extend_from_slice(&["--name", "shared"]);
+    let info = json(&sst(&info, b""));
     let layers = info["layers"].as_array().unwrap();
     assert!(layers.len() >= 5, "20000 keys from 500: {info}");
     assert_eq!(info["store"], "redis");
@@ -221,5 +280,8 @@ fn unreachable_redis_is_exit_2_naming_the_command() {
     let out = sst(&["bloom", "add", "--redis", &url, "--name", "x"], b"k\n");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("redis connect failed"), "{err}");
+    assert!(
+        err.contains(&format!("redis connect on 127.0.0.1:{port} failed")),
+        "{err}"
+    );
 }

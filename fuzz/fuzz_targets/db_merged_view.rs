@@ -43,8 +43,10 @@ fuzz_target!(|input: Input| {
             kind: if w.delete { ValueType::Deletion } else { ValueType::Value },
             key: &keys[w.key as usize],
             value: if w.delete { &[] } else { &values[i] },
+            offset: 0,
         };
-        sources[(w.source % 4) as usize].push((r, Origin { log: 0, offset: 0 }));
+        let o = Origin { log: 0, offset: 0, offset_in_batch: 0 };
+        sources[(w.source % 4) as usize].push((r, o));
     }
     let mems: Vec<MemTable> = sources
         .into_iter()

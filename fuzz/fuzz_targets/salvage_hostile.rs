@@ -19,7 +19,7 @@ use libfuzzer_sys::fuzz_target;
 fn check(items: &[Salvaged], len: usize, written: Option<&BTreeMap<Vec<u8>, Vec<u8>>>) {
     for s in items {
         match s {
-            Salvaged::Entries { handle, entries } => {
+            Salvaged::Entries { handle, entries, .. } => {
                 assert!(handle.offset + handle.size + 5 <= len as u64, "block past the end");
                 if let Some(w) = written {
                     for (k, v) in entries {

@@ -15,10 +15,8 @@
 
 use std::borrow::Cow;
 
-use crate::crc32c;
-use crate::db::format::{
-    LOG_BLOCK_SIZE, LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE, LOG_ZERO_TYPE,
-};
+use crate::db::format::{LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE};
+use crate::db::log_physical::{GapKind, Physical, PhysicalReader};
 use crate::error::Error;
 
 /// One item of a log: a logical record, or damage.
@@ -46,7 +44,7 @@ pub enum LogItem<'a> {
 /// A reader over the bytes of a log file.
 pub struct LogReader<'a> {
     data: &'a [u8],
-    pos: usize,
+    physical: PhysicalReader<'a>,
     /// Fragments of the record being assembled, and the offset of its first one.
     pending: Option<(u64, Vec<u8>)>,
     done: bool,
@@ -71,7 +69,7 @@ impl<'a> LogReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         LogReader {
             data,
-            pos: 0,
+            physical: PhysicalReader::new(data),
             pending: None,
             done: false,
         }
@@ -85,67 +83,55 @@ impl<'a> LogReader<'a> {
         }
     }
 
-    /// The next physical fragment.
+    /// The next physical fragment (padding and preallocated zeros passed over).
     fn fragment(&mut self) -> Fragment<'a> {
         loop {
-            let in_block = self.pos % LOG_BLOCK_SIZE;
-            let left_in_block = LOG_BLOCK_SIZE - in_block;
-            if left_in_block < LOG_HEADER_SIZE {
-                // The block's trailer: zero padding the writer left.
-                self.pos += left_in_block;
-                continue;
-            }
-            if self.pos >= self.data.len() {
+            let Some(item) = self.physical.next() else {
                 return Fragment::Eof;
-            }
-            let start = self.pos;
-            let rest = &self.data[start..];
-            if rest.len() < LOG_HEADER_SIZE {
-                self.pos = self.data.len();
-                return Fragment::Torn { offset: start };
-            }
-            let length = usize::from(u16::from_le_bytes([rest[4], rest[5]]));
-            let kind = rest[6];
-            if kind == LOG_ZERO_TYPE && length == 0 {
-                // Preallocated zero space (an mmap writer): nothing more in this block.
-                self.pos = start + left_in_block;
-                if rest[..left_in_block.min(rest.len())]
-                    .iter()
-                    .all(|&b| b == 0)
-                {
-                    continue;
-                }
-                return Fragment::Bad(Self::bad(
-                    start,
-                    left_in_block.min(rest.len()),
-                    "zero-length record of type 0",
-                ));
-            }
-            if LOG_HEADER_SIZE + length > left_in_block {
-                // A record never crosses a block boundary.
-                let drop = left_in_block.min(rest.len());
-                self.pos = start + left_in_block;
-                return Fragment::Bad(Self::bad(start, drop, "bad record length"));
-            }
-            if LOG_HEADER_SIZE + length > rest.len() {
-                self.pos = self.data.len();
-                return Fragment::Torn { offset: start };
-            }
-            let stored = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
-            let actual = crc32c::mask(crc32c::value(&rest[6..LOG_HEADER_SIZE + length]));
-            if stored != actual {
-                // The length itself may be damaged: drop the rest of the block, as LevelDB.
-                let drop = left_in_block.min(rest.len());
-                self.pos = start + left_in_block;
-                return Fragment::Bad(Self::bad(start, drop, "checksum mismatch"));
-            }
-            self.pos = start + LOG_HEADER_SIZE + length;
-            return Fragment::Ok {
-                offset: start,
-                kind,
-                payload: &rest[LOG_HEADER_SIZE..LOG_HEADER_SIZE + length],
+            };
+            return match item {
+                Physical::Record {
+                    offset,
+                    kind,
+                    payload,
+                    checksum_ok: true,
+                    ..
+                } => Fragment::Ok {
+                    offset: offset as usize,
+                    kind,
+                    payload,
+                },
+                Physical::Record {
+                    offset, dropped, ..
+                } => Fragment::Bad(Self::bad(
+                    offset as usize,
+                    dropped as usize,
+                    "checksum mismatch",
+                )),
+                Physical::Gap {
+                    kind: GapKind::Padding | GapKind::Zeros,
+                    ..
+                } => continue,
+                Physical::Gap {
+                    offset,
+                    len,
+                    kind: GapKind::Damage(reason),
+                } => Fragment::Bad(Self::bad(offset as usize, len as usize, reason)),
+                Physical::Gap {
+                    offset,
+                    kind: GapKind::Torn,
+                    ..
+                } => Fragment::Torn {
+                    offset: offset as usize,
+                },
             };
         }
+    }
+
+    /// Reads on from file offset `offset` (a record start), forgetting any record being
+    /// assembled.
+    fn restart_at(&mut self, offset: usize) {
+        self.physical = PhysicalReader::at(self.data, offset);
     }
 }
 
@@ -188,7 +174,7 @@ impl<'a> Iterator for LogReader<'a> {
                         if let Some((o, partial)) = self.pending.take() {
                             self.pending = None;
                             // Report the partial record; the FULL one is read next time.
-                            self.pos = offset;
+                            self.restart_at(offset);
                             let dropped = partial.len();
                             return Some(LogItem::Damage(Self::bad(
                                 o as usize,
@@ -203,7 +189,7 @@ impl<'a> Iterator for LogReader<'a> {
                     }
                     LOG_FIRST => {
                         if let Some((o, partial)) = self.pending.take() {
-                            self.pos = offset;
+                            self.restart_at(offset);
                             return Some(LogItem::Damage(Self::bad(
                                 o as usize,
                                 partial.len(),
@@ -246,6 +232,7 @@ impl<'a> Iterator for LogReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::format::LOG_BLOCK_SIZE;
     use crate::db::log_writer::LogWriter;
 
     fn log(records: &[&[u8]]) -> Vec<u8> {

@@ -1,7 +1,8 @@
 //! The database level: a LevelDB directory's files (CURRENT, MANIFEST, write-ahead logs,
 //! tables at levels 0-6), read without writing a byte.
 //!
-//! Layers, each importing only those above it: `format` (constants) -> `log_reader`,
+//! Layers, each importing only those above it: `format` (constants) -> `log_physical`
+//! (a log's records as laid out) -> `log_reader`,
 //! `log_writer`, `write_batch`, `version_edit`, `filename` (one file format each) ->
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
@@ -15,6 +16,7 @@ pub mod damage;
 pub mod extsort;
 pub mod filename;
 pub mod format;
+pub mod log_physical;
 pub mod log_reader;
 pub mod log_writer;
 pub mod memtable;

@@ -25,7 +25,7 @@ use crate::db::cursor::{in_table, Cursor, TableCursor, TableFile};
 use crate::db::damage::Damage;
 use crate::db::filename::{self, FileKind};
 use crate::db::log_reader::{LogItem, LogReader};
-use crate::db::reader::Db;
+use crate::db::reader::{in_file, Db};
 use crate::db::salvage_table::{FoundTable, SkipIter};
 use crate::db::write_batch::WriteBatchReader;
 use crate::error::{Error, Result};
@@ -131,16 +131,6 @@ fn table_records(
     match c.take_error() {
         Some(e) => Err(in_file(file, e)),
         None => Ok(()),
-    }
-}
-
-fn in_file(file: &str, e: Error) -> Error {
-    match e {
-        e @ Error::InFile { .. } => e,
-        e => Error::InFile {
-            file: file.to_string(),
-            source: Box::new(e),
-        },
     }
 }
 

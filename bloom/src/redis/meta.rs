@@ -1,15 +1,12 @@
-//! The connection and the metadata hash of a [`RedisBloomFilter`](super::RedisBloomFilter):
-//! the Lua scripts that create it and hand out room in the newest layer, key naming, field
-//! parsing. The whole layout is drawn at the top of `redis/mod.rs`.
+//! The metadata hash of a [`RedisBloomFilter`](super::RedisBloomFilter):
+//! the Lua scripts (sent with `EVAL`, so a node that never saw them, such as a promoted
+//! replica, runs them too) that create it and hand out room in the newest layer, key naming,
+//! field parsing. The whole layout is drawn at the top of `redis/mod.rs`.
 //!
 //! ```text
 //! bloom:{NAME}:meta  hash: version capacity fp_rate growth ratio seed bitmap_bits layers
 //!                          count:I set:I      (one slot: the {NAME} hash tag)
 //! ```
-
-use std::time::Duration;
-
-use redis::{Connection, RedisError};
 
 use crate::error::{Error, Result};
 
@@ -44,29 +41,6 @@ local grant = math.min(tonumber(ARGV[4]), cap - count)
 redis.call('HINCRBY', KEYS[1], 'count:' .. top, grant)
 return {layers, grant}
 ";
-
-/// Longest a command may wait for the server before it is an error.
-const IO_TIMEOUT: Duration = Duration::from_secs(60);
-
-pub(super) fn failed(command: &str) -> impl FnOnce(RedisError) -> Error + '_ {
-    move |e| Error::Redis {
-        command: command.to_string(),
-        node: None,
-        detail: e.to_string(),
-    }
-}
-
-pub(super) fn connect(url: &str) -> Result<Connection> {
-    let client = redis::Client::open(url).map_err(failed("connect"))?;
-    let con = client
-        .get_connection_with_timeout(IO_TIMEOUT)
-        .map_err(failed("connect"))?;
-    con.set_read_timeout(Some(IO_TIMEOUT))
-        .map_err(failed("connect"))?;
-    con.set_write_timeout(Some(IO_TIMEOUT))
-        .map_err(failed("connect"))?;
-    Ok(con)
-}
 
 pub(super) fn meta_key(name: &str) -> String {
     format!("bloom:{{{name}}}:meta")

@@ -1,5 +1,5 @@
-//! [`RedisBloomFilter`]: the scalable filter of `scalable.rs`, kept in Redis and shared by
-//! any number of processes.
+//! [`RedisBloomFilter`]: the scalable filter of `scalable.rs`, kept in Redis (one server or a
+//! Redis Cluster) and shared by any number of processes.
 //!
 //! ```text
 //! bloom:{NAME}:meta   hash (hash tag: one slot), created once by a Lua script:
@@ -18,30 +18,42 @@
 //!          (adds also `INCRBY u1 <last bit> 0`, so a bitmap is created at its full size)
 //! ```
 //!
-//! Round trips per batch of N keys:
-//! - check: `HGET layers` (1), then one pipeline of `BITFIELD_RO key GET u1 p ...` per key
-//!   and layer (1);
-//! - add: one pipeline probing every known layer (1), a `reserve` script on the metadata
-//!   that hands out room in the newest layer or opens the next one (1 or a few), a pipeline
-//!   of `BITFIELD key SET u1 p 1 ...` per new key (1), `HINCRBY set:I` with the bits that
-//!   flipped (1).
+//! Steps per batch of N keys, each one pipeline per node (`pipe.rs`: grouped by the master
+//! serving each bitmap's slot, sent in windows while the last window's replies are read):
+//! - check: `HGET layers`, then a `BITFIELD_RO key GET u1 p ...` per key and layer;
+//! - add: a probe of the layers older than the newest (none while there is one); `EVAL
+//!   reserve` on the metadata, which hands out room in the newest layer or opens the next one;
+//!   a `BITFIELD key SET u1 p 1 ...` per key, whose reply (the old bits) says whether the key
+//!   was already there; `HINCRBY count:I` giving back the room of those, `HINCRBY set:I` with
+//!   the bits that flipped. With [`Durability::Replicas`], a `WAIT`
+//!   on the metadata's master after each reserve and on every written master after the sets.
 //!
 //! Concurrency: layers are only ever added, and every check reads the layer count before
 //! probing, so a key whose add finished before a check began is always found. The reserve
 //! script is the only writer of `layers` and `count:I`; it runs atomically on the metadata's
-//! slot. Setting a bit twice is harmless, so a batch that failed half-way is simply sent again.
+//! slot. Setting a bit twice is harmless, so any command whose reply was lost is sent again.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use redis::{Connection, Script, Value};
-
+mod add;
+mod bits;
+mod encode;
 mod meta;
+mod pipe;
+mod servers;
+mod topology;
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redis::Value;
 
 use crate::error::{Error, Result};
-use crate::format::{MAX_LAYERS, MAX_LAYER_FILL, REDIS_BITMAP_MAX_BITS, REDIS_FORMAT_VERSION};
-use crate::hash::{layer_seed, KeyHash};
-use crate::scalable::{compound_fp, LayerGeometry, LayerInfo, ScalableParams};
-use meta::{connect, failed, field, meta_key, INIT_LUA, RESERVE_LUA};
+use crate::format::{MAX_LAYERS, REDIS_FORMAT_VERSION};
+use crate::scalable::ScalableParams;
+use bits::{bitmap_key, LayerKeys, Many, Probe, RedisLayer};
+use meta::{field, meta_key, INIT_LUA, RESERVE_LUA};
+use pipe::{server_error_text, Pipe};
+use topology::Topology;
+
+pub use servers::{Durability, RedisOptions, RedisStats, Servers};
 
 /// What [`RedisBloomFilter::add`] did with a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,24 +68,19 @@ pub struct RedisAddSummary {
     pub layers: u32,
 }
 
-/// A layer's place in Redis.
-#[derive(Debug, Clone, Copy)]
-struct RedisLayer {
-    geometry: LayerGeometry,
-    bitmaps: u64,
-    bitmap_bits: u64,
-}
-
-/// A scalable bloom filter stored in Redis (see the layout at the top of `redis.rs`), shared
-/// by every process that opens the same name on the same server.
+/// A scalable bloom filter stored in Redis (see the layout at the top of `redis/mod.rs`),
+/// shared by every process that opens the same name on the same server or cluster.
 pub struct RedisBloomFilter {
-    con: Connection,
+    topo: Topology,
+    pipe: Pipe,
     name: String,
+    meta: String,
     params: ScalableParams,
     seed: u64,
     bitmap_max: u64,
     layers: u32,
-    reserve: Script,
+    opts: RedisOptions,
+    cache: Vec<LayerKeys>,
 }
 
 impl std::fmt::Debug for RedisBloomFilter {
@@ -82,39 +89,80 @@ impl std::fmt::Debug for RedisBloomFilter {
             .field("name", &self.name)
             .field("params", &self.params)
             .field("layers", &self.layers)
+            .field("cluster", &self.topo.cluster)
             .finish_non_exhaustive()
     }
 }
 
+const FIELDS: [&str; 8] = [
+    "version",
+    "capacity",
+    "fp_rate",
+    "growth",
+    "ratio",
+    "seed",
+    "bitmap_bits",
+    "layers",
+];
+
 impl RedisBloomFilter {
     /// Opens the filter `name` on the server at `url` (`redis://host:port/db`), creating it
-    /// with `params` when it does not exist. Creation is atomic (a Lua script): of several
-    /// processes opening at once, the first creates it and the others find it.
+    /// with `params` when it does not exist: [`create_or_open_on`](Self::create_or_open_on)
+    /// with one server and the default options.
     ///
     /// # Errors
-    /// [`Error::Redis`] when the server cannot be reached or answers with an error;
-    /// [`Error::Mismatch`] when the filter exists with other parameters;
-    /// [`Error::InvalidArgument`] for invalid parameters.
+    /// As [`create_or_open_on`](Self::create_or_open_on).
     pub fn create_or_open(url: &str, name: &str, params: ScalableParams) -> Result<Self> {
+        Self::create_or_open_on(
+            &Servers::single(url),
+            name,
+            params,
+            &RedisOptions::default(),
+        )
+    }
+
+    /// Opens an existing filter `name` on the server at `url`, with the parameters it was
+    /// created with: [`open_on`](Self::open_on) with one server and the default options.
+    ///
+    /// # Errors
+    /// As [`open_on`](Self::open_on).
+    pub fn open(url: &str, name: &str) -> Result<Self> {
+        Self::open_on(&Servers::single(url), name, &RedisOptions::default())
+    }
+
+    /// Opens the filter `name` on `servers`, creating it with `params` (and
+    /// `opts.bitmap_bits`) when it does not exist. Creation is atomic (a Lua script): of
+    /// several processes opening at once, the first creates it and the others find it.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] when no server can be reached or one answers with an error;
+    /// [`Error::Mismatch`] when the filter exists with other parameters;
+    /// [`Error::InvalidArgument`] for invalid parameters or options.
+    pub fn create_or_open_on(
+        servers: &Servers,
+        name: &str,
+        params: ScalableParams,
+        opts: &RedisOptions,
+    ) -> Result<Self> {
         params.validate()?;
-        let mut con = connect(url)?;
+        opts.validate()?;
         let nonce = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let seed = xxhash_rust::xxh3::xxh3_64(format!("{nonce}.{}", std::process::id()).as_bytes());
-        let stored: Vec<Option<String>> = Script::new(INIT_LUA)
-            .key(meta_key(name))
-            .arg(REDIS_FORMAT_VERSION)
-            .arg(params.capacity)
-            .arg(params.fp_rate.to_string())
-            .arg(params.growth)
-            .arg(params.ratio.to_string())
-            .arg(seed.to_string())
-            .arg(REDIS_BITMAP_MAX_BITS)
-            .invoke(&mut con)
-            .map_err(failed("EVALSHA init"))?;
-        let f = Self::from_stored(con, name, &stored)?;
+        let mut f = Self::connect(servers, name, opts)?;
+        let args: Vec<String> = vec![
+            REDIS_FORMAT_VERSION.to_string(),
+            params.capacity.to_string(),
+            params.fp_rate.to_string(),
+            params.growth.to_string(),
+            params.ratio.to_string(),
+            seed.to_string(),
+            opts.bitmap_bits.to_string(),
+        ];
+        let stored = f.script(INIT_LUA, &args, "EVAL init")?;
+        f.adopt(&stored)?;
         let mismatch = |field: &'static str, stored: String, requested: String| {
             Err(Error::Mismatch {
                 name: name.to_string(),
@@ -123,67 +171,66 @@ impl RedisBloomFilter {
                 requested,
             })
         };
-        if f.params.capacity != params.capacity {
+        let p = f.params;
+        if p.capacity != params.capacity {
             return mismatch(
                 "capacity",
-                f.params.capacity.to_string(),
+                p.capacity.to_string(),
                 params.capacity.to_string(),
             );
         }
-        if f.params.fp_rate != params.fp_rate {
-            return mismatch(
-                "fp_rate",
-                f.params.fp_rate.to_string(),
-                params.fp_rate.to_string(),
-            );
+        if p.fp_rate != params.fp_rate {
+            return mismatch("fp_rate", p.fp_rate.to_string(), params.fp_rate.to_string());
         }
-        if f.params.growth != params.growth {
-            return mismatch(
-                "growth",
-                f.params.growth.to_string(),
-                params.growth.to_string(),
-            );
+        if p.growth != params.growth {
+            return mismatch("growth", p.growth.to_string(), params.growth.to_string());
         }
-        if f.params.ratio != params.ratio {
-            return mismatch(
-                "ratio",
-                f.params.ratio.to_string(),
-                params.ratio.to_string(),
-            );
+        if p.ratio != params.ratio {
+            return mismatch("ratio", p.ratio.to_string(), params.ratio.to_string());
         }
         Ok(f)
     }
 
-    /// Opens an existing filter `name`, with the parameters it was created with.
+    /// Opens an existing filter `name` on `servers`, with the parameters it was created with.
     ///
     /// # Errors
     /// [`Error::NotFound`] when there is none; [`Error::Redis`] as for
-    /// [`create_or_open`](Self::create_or_open).
-    pub fn open(url: &str, name: &str) -> Result<Self> {
-        let mut con = connect(url)?;
-        let stored: Vec<Option<String>> = redis::cmd("HMGET")
-            .arg(meta_key(name))
-            .arg(&[
-                "version",
-                "capacity",
-                "fp_rate",
-                "growth",
-                "ratio",
-                "seed",
-                "bitmap_bits",
-                "layers",
-            ])
-            .query(&mut con)
-            .map_err(failed("HMGET"))?;
+    /// [`create_or_open_on`](Self::create_or_open_on).
+    pub fn open_on(servers: &Servers, name: &str, opts: &RedisOptions) -> Result<Self> {
+        opts.validate()?;
+        let mut f = Self::connect(servers, name, opts)?;
+        let meta = f.meta.clone();
+        let mut args: Vec<&[u8]> = vec![b"HMGET", meta.as_bytes()];
+        args.extend(FIELDS.iter().map(|s| s.as_bytes()));
+        let stored = f.request(&args, "HMGET", false)?;
+        let stored: Vec<Option<String>> = strings(&stored, "HMGET")?;
         if stored.iter().all(Option::is_none) {
             return Err(Error::NotFound {
                 name: name.to_string(),
             });
         }
-        Self::from_stored(con, name, &stored)
+        f.adopt(&stored)?;
+        Ok(f)
     }
 
-    fn from_stored(con: Connection, name: &str, stored: &[Option<String>]) -> Result<Self> {
+    fn connect(servers: &Servers, name: &str, opts: &RedisOptions) -> Result<Self> {
+        Ok(RedisBloomFilter {
+            topo: Topology::new(servers, opts.io_timeout)?,
+            pipe: Pipe::default(),
+            name: name.to_string(),
+            meta: meta_key(name),
+            params: ScalableParams::default(),
+            seed: 0,
+            bitmap_max: opts.bitmap_bits,
+            layers: 1,
+            opts: opts.clone(),
+            cache: Vec::new(),
+        })
+    }
+
+    /// Takes the stored metadata fields (in `FIELDS` order).
+    fn adopt(&mut self, stored: &[Option<String>]) -> Result<()> {
+        let name = self.name.as_str();
         let get = |i: usize| stored.get(i).cloned().flatten();
         let version: u32 = field(&get(0), "version", name)?;
         if version != REDIS_FORMAT_VERSION {
@@ -215,15 +262,8 @@ impl RedisBloomFilter {
         if layers == 0 || layers > MAX_LAYERS {
             return Err(bad("layer count"));
         }
-        Ok(RedisBloomFilter {
-            con,
-            name: name.to_string(),
-            params,
-            seed,
-            bitmap_max,
-            layers,
-            reserve: Script::new(RESERVE_LUA),
-        })
+        (self.params, self.seed, self.bitmap_max, self.layers) = (params, seed, bitmap_max, layers);
+        Ok(())
     }
 
     /// The filter's parameters.
@@ -236,88 +276,98 @@ impl RedisBloomFilter {
         &self.name
     }
 
-    fn layer(&self, i: u32) -> RedisLayer {
-        let g = self.params.layer(i);
-        let bitmaps = g.bits.div_ceil(self.bitmap_max).max(1);
-        // Equal bitmaps, whole bytes, together just over the layer's bits.
-        let bitmap_bits = g.bits.div_ceil(bitmaps).div_ceil(8) * 8;
-        RedisLayer {
-            geometry: LayerGeometry {
-                bits: bitmaps * bitmap_bits,
-                ..g
-            },
-            bitmaps,
-            bitmap_bits,
-        }
+    /// The largest bitmap of this filter, in bits (as stored when it was created).
+    pub fn bitmap_bits(&self) -> u64 {
+        self.bitmap_max
     }
 
-    fn bitmap_key(&self, layer: u32, bitmap: u64) -> String {
-        format!("bloom:{}:{layer}:{bitmap}", self.name)
+    /// When adds are reported done.
+    pub fn durability(&self) -> Durability {
+        self.opts.durability
+    }
+
+    /// Redirections and retries met so far.
+    pub fn stats(&self) -> RedisStats {
+        self.pipe.stats
+    }
+
+    /// Whether the servers form a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        self.topo.cluster
+    }
+
+    /// Changes when adds are reported done (see [`Durability`]).
+    pub fn set_durability(&mut self, d: Durability) {
+        self.opts.durability = d;
+    }
+
+    fn layer(&self, i: u32) -> RedisLayer {
+        RedisLayer::new(self.params.layer(i), self.bitmap_max)
+    }
+
+    fn ensure_cache(&mut self, layers: u32) {
+        while (self.cache.len() as u32) < layers {
+            let i = self.cache.len() as u32;
+            let keys = LayerKeys::new(&self.name, i, self.layer(i), self.seed);
+            self.cache.push(keys);
+        }
     }
 
     /// Where `key`'s bits are in layer `layer`: the bitmap's Redis key and the k bit offsets.
     pub fn bit_locations(&self, key: &[u8], layer: u32) -> (String, Vec<u64>) {
-        let l = self.layer(layer);
-        let h = KeyHash::new(key, layer_seed(self.seed, layer));
-        let bitmap = h.pick(l.bitmaps);
-        let bits = (0..l.geometry.k).map(|j| h.bit(j, l.bitmap_bits)).collect();
-        (self.bitmap_key(layer, bitmap), bits)
+        match self.cache.get(layer as usize) {
+            Some(l) => l.bits_of(key),
+            None => LayerKeys::new(&self.name, layer, self.layer(layer), self.seed).bits_of(key),
+        }
     }
 
-    /// One `BITFIELD` (or `BITFIELD_RO`) command on `key`'s bitmap in `layer`.
-    fn bitfield(&self, key: &[u8], layer: u32, set: bool) -> redis::Cmd {
-        let (bitmap, bits) = self.bit_locations(key, layer);
-        let mut cmd = redis::cmd(if set { "BITFIELD" } else { "BITFIELD_RO" });
-        cmd.arg(bitmap);
-        if set {
-            // Adding 0 to the bitmap's last bit changes nothing, but makes Redis create the
-            // bitmap at its full size at once (growing it bit by bit would over-allocate).
-            let last = self.layer(layer).bitmap_bits - 1;
-            cmd.arg("INCRBY").arg("u1").arg(last).arg(0);
+    /// One command, routed by its second argument (the key), retried as the pipelines are.
+    fn request(&mut self, args: &[&[u8]], what: &str, writes: bool) -> Result<Value> {
+        let mut many = Many::new(writes);
+        many.push(args.get(1).copied().unwrap_or_default(), args);
+        self.pipe
+            .run(&mut self.topo, &mut many, what, self.opts.retry_for)?;
+        let reply = many.replies.pop().unwrap_or(Value::Nil);
+        match reply {
+            Value::ServerError(e) => Err(Error::Redis {
+                command: what.to_string(),
+                node: None,
+                detail: server_error_text(e.code(), e.details()),
+            }),
+            v => Ok(v),
         }
-        for b in bits {
-            if set {
-                cmd.arg("SET").arg("u1").arg(b).arg(1);
-            } else {
-                cmd.arg("GET").arg("u1").arg(b);
-            }
-        }
-        cmd
     }
 
-    /// For each key, whether some layer of the first `layers` has all its bits set.
-    fn probe(&mut self, keys: &[&[u8]], layers: u32) -> Result<Vec<bool>> {
-        if keys.is_empty() {
-            return Ok(Vec::new());
+    /// `EVAL script 1 meta args...` (always the text: a promoted replica runs it too).
+    fn script(&mut self, lua: &str, args: &[String], what: &str) -> Result<Vec<Option<String>>> {
+        let meta = self.meta.clone();
+        let mut all: Vec<&[u8]> = vec![b"EVAL", lua.as_bytes(), b"1", meta.as_bytes()];
+        all.extend(args.iter().map(|a| a.as_bytes()));
+        // Route by the metadata key, not by the script text.
+        let mut many = Many::new(true);
+        many.push(meta.as_bytes(), &all);
+        self.pipe
+            .run(&mut self.topo, &mut many, what, self.opts.retry_for)?;
+        let reply = many.replies.pop().unwrap_or(Value::Nil);
+        if let Value::ServerError(e) = &reply {
+            return Err(Error::Redis {
+                command: what.to_string(),
+                node: None,
+                detail: server_error_text(e.code(), e.details()),
+            });
         }
-        let mut pipe = redis::pipe();
-        for key in keys {
-            for l in 0..layers {
-                pipe.add_command(self.bitfield(key, l, false));
-            }
-        }
-        let replies: Vec<Vec<i64>> = pipe.query(&mut self.con).map_err(failed("BITFIELD_RO"))?;
-        let per_key = layers.max(1) as usize;
-        Ok(keys
-            .iter()
-            .enumerate()
-            .map(|(i, _)| {
-                replies
-                    .iter()
-                    .skip(i * per_key)
-                    .take(per_key)
-                    .any(|bits| !bits.is_empty() && bits.iter().all(|&b| b == 1))
-            })
-            .collect())
+        strings(&reply, what)
     }
 
     /// Reads the current layer count.
     fn refresh_layers(&mut self) -> Result<u32> {
-        let layers: Option<u32> = redis::cmd("HGET")
-            .arg(meta_key(&self.name))
-            .arg("layers")
-            .query(&mut self.con)
-            .map_err(failed("HGET"))?;
+        let meta = self.meta.clone();
+        let v = self.request(&[b"HGET", meta.as_bytes(), b"layers"], "HGET", false)?;
+        let layers: Option<u32> = redis::from_redis_value(&v).map_err(|e| Error::Redis {
+            command: "HGET".into(),
+            node: None,
+            detail: format!("layers: {e}"),
+        })?;
         let layers = layers.ok_or_else(|| Error::NotFound {
             name: self.name.clone(),
         })?;
@@ -325,161 +375,69 @@ impl RedisBloomFilter {
         Ok(self.layers)
     }
 
-    /// Whether each key may have been added, in order (two round trips for the batch).
+    /// For each key, whether some layer in `layers` has all its bits set.
+    fn probe(
+        &mut self,
+        keys: &[&[u8]],
+        layers: std::ops::Range<u32>,
+        found: &mut Vec<bool>,
+    ) -> Result<()> {
+        self.ensure_cache(layers.end);
+        found.clear();
+        found.resize(keys.len(), false);
+        let Self {
+            pipe,
+            topo,
+            cache,
+            opts,
+            ..
+        } = self;
+        let end = (layers.end as usize).min(cache.len());
+        let layers = &cache[(layers.start as usize).min(end)..end];
+        let mut probe = Probe {
+            keys,
+            layers,
+            found,
+        };
+        pipe.run(topo, &mut probe, "BITFIELD_RO", opts.retry_for)
+    }
+
+    /// Whether each key may have been added, in order.
     ///
     /// # Errors
-    /// [`Error::Redis`] naming the failed command; the batch can be sent again.
+    /// [`Error::Redis`] naming the failed command, once retries through failovers and
+    /// resharding ran out; the batch can be sent again.
     pub fn check(&mut self, keys: &[&[u8]]) -> Result<Vec<bool>> {
-        let layers = self.refresh_layers()?;
-        self.probe(keys, layers)
-    }
-
-    /// Adds a batch of keys: keys already answered "maybe" are left alone, the others go to
-    /// the newest layer (opening layers as they fill up).
-    ///
-    /// # Errors
-    /// [`Error::Redis`] naming the failed command. Adds are idempotent: after an error the
-    /// same batch can be sent again, and every key is then in the filter.
-    pub fn add(&mut self, keys: &[&[u8]]) -> Result<RedisAddSummary> {
-        let known = self.layers;
-        let present = self.probe(keys, known)?;
-        let mut seen = std::collections::HashSet::new();
-        let mut todo: Vec<&[u8]> = keys
-            .iter()
-            .zip(&present)
-            .filter(|(k, &p)| !p && seen.insert(**k))
-            .map(|(k, _)| *k)
-            .collect();
-        let added = todo.len() as u64;
-        let meta = meta_key(&self.name);
-        // Each pass either grants room (and writes at least one key) or sees one more layer.
-        let mut passes = 0u64;
-        while !todo.is_empty() {
-            passes += 1;
-            if passes > keys.len() as u64 + u64::from(MAX_LAYERS) + 1 {
-                return Err(Error::Redis {
-                    command: "EVALSHA reserve".into(),
-                    node: None,
-                    detail: "no room granted after repeated tries".into(),
-                });
-            }
-            let top = self.layers - 1;
-            let l = self.layer(top);
-            let max_set = (l.geometry.bits as f64 * MAX_LAYER_FILL) as u64;
-            let (layers, grant): (u32, u64) = self
-                .reserve
-                .key(&meta)
-                .arg(top)
-                .arg(l.geometry.capacity)
-                .arg(max_set)
-                .arg(todo.len() as u64)
-                .arg(MAX_LAYERS)
-                .invoke(&mut self.con)
-                .map_err(failed("EVALSHA reserve"))?;
-            self.layers = layers.clamp(1, MAX_LAYERS);
-            if grant == 0 {
-                continue;
-            }
-            let n = (grant as usize).min(todo.len());
-            let batch: Vec<&[u8]> = todo.drain(..n).collect();
-            let mut pipe = redis::pipe();
-            for key in &batch {
-                pipe.add_command(self.bitfield(key, top, true));
-            }
-            let old: Vec<Vec<i64>> = pipe.query(&mut self.con).map_err(failed("BITFIELD"))?;
-            // Each reply: the last bit (from the INCRBY 0), then the old value of each bit.
-            let flipped = old
-                .iter()
-                .flat_map(|r| r.iter().skip(1))
-                .filter(|&&b| b == 0)
-                .count() as u64;
-            redis::cmd("HINCRBY")
-                .arg(&meta)
-                .arg(format!("set:{top}"))
-                .arg(flipped)
-                .query::<i64>(&mut self.con)
-                .map_err(failed("HINCRBY"))?;
-        }
-        Ok(RedisAddSummary {
-            keys: keys.len() as u64,
-            added,
-            present: keys.len() as u64 - added,
-            layers: self.layers,
-        })
-    }
-
-    /// The layers, oldest first: keys reserved in each and bits set (counted with
-    /// `BITCOUNT` over its bitmaps).
-    ///
-    /// # Errors
-    /// [`Error::Redis`] naming the failed command.
-    pub fn layers(&mut self) -> Result<Vec<LayerInfo>> {
-        let layers = self.refresh_layers()?;
-        let meta = meta_key(&self.name);
-        let mut pipe = redis::pipe();
-        for i in 0..layers {
-            pipe.cmd("HGET").arg(&meta).arg(format!("count:{i}"));
-            for b in 0..self.layer(i).bitmaps {
-                pipe.cmd("BITCOUNT").arg(self.bitmap_key(i, b));
-            }
-        }
-        let replies: Vec<Value> = pipe.query(&mut self.con).map_err(failed("BITCOUNT"))?;
-        let mut replies = replies.into_iter();
         let mut out = Vec::new();
-        for i in 0..layers {
-            let l = self.layer(i);
-            let items: Option<u64> = replies
-                .next()
-                .and_then(|v| redis::from_redis_value(&v).ok());
-            let mut bits_set = 0u64;
-            for _ in 0..l.bitmaps {
-                bits_set += replies
-                    .next()
-                    .and_then(|v| redis::from_redis_value::<u64>(&v).ok())
-                    .unwrap_or(0);
-            }
-            out.push(LayerInfo {
-                capacity: l.geometry.capacity,
-                fp_rate: l.geometry.fp_rate,
-                bits: l.geometry.bits,
-                k: l.geometry.k,
-                items: items.unwrap_or(0),
-                bits_set,
-            });
-        }
+        self.check_into(keys, &mut out)?;
         Ok(out)
     }
 
-    /// Estimated compound false-positive rate from the layers' fill.
+    /// [`check`](Self::check) into a reused vector (cleared first).
     ///
     /// # Errors
-    /// As [`layers`](Self::layers).
-    pub fn estimated_fp_rate(&mut self) -> Result<f64> {
-        Ok(compound_fp(&self.layers()?))
-    }
-
-    /// Bytes Redis reports (`MEMORY USAGE`) for the metadata and every bitmap written.
-    ///
-    /// # Errors
-    /// [`Error::Redis`] naming the failed command.
-    pub fn memory_usage(&mut self) -> Result<u64> {
+    /// As [`check`](Self::check).
+    pub fn check_into(&mut self, keys: &[&[u8]], out: &mut Vec<bool>) -> Result<()> {
         let layers = self.refresh_layers()?;
-        let mut pipe = redis::pipe();
-        pipe.cmd("MEMORY")
-            .arg("USAGE")
-            .arg(meta_key(&self.name))
-            .arg("SAMPLES")
-            .arg(0);
-        for i in 0..layers {
-            for b in 0..self.layer(i).bitmaps {
-                pipe.cmd("MEMORY")
-                    .arg("USAGE")
-                    .arg(self.bitmap_key(i, b))
-                    .arg("SAMPLES")
-                    .arg(0);
-            }
-        }
-        let sizes: Vec<Option<u64>> = pipe.query(&mut self.con).map_err(failed("MEMORY USAGE"))?;
-        Ok(sizes.into_iter().flatten().sum())
+        self.probe(keys, 0..layers, out)
     }
+}
+
+/// A reply of bulk strings and nils, as strings.
+fn strings(v: &Value, what: &str) -> Result<Vec<Option<String>>> {
+    redis::from_redis_value(v).map_err(|e| Error::Redis {
+        command: what.to_string(),
+        node: None,
+        detail: format!("unexpected reply: {e}"),
+    })
+}
+
+/// `Duration` in whole milliseconds for `WAIT`, at least 1 (0 would wait forever).
+fn wait_ms(d: Duration) -> u64 {
+    (d.as_millis() as u64).max(1)
+}
+
+/// Time left of a retry budget that started at `start`.
+fn expired(start: Instant, budget: Duration) -> bool {
+    start.elapsed() > budget
 }

@@ -141,9 +141,16 @@ impl Db {
         if let Some(f) = e.found.get() {
             return Ok(TableCursor::found(f, self.icmp.clone()));
         }
-        let log = self.salvage.then_some(&self.damage);
         match self.table_at(self.tables.slot(number), number) {
-            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(t, &e.name, log, opts))),
+            // Without salvage, the table's own iterator (with its readahead): the first
+            // damage stops it with an error.
+            Ok(t) if !self.salvage => Ok(TableCursor::new(t, opts)),
+            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(
+                t,
+                &e.name,
+                Some(&self.damage),
+                opts,
+            ))),
             Err(err) if self.salvage && err.is_corruption() => {
                 let bytes = std::fs::read(self.dir.join(&e.name))
                     .map_err(|io| in_file(&e.name, io.into()))?;
