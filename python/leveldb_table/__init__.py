@@ -6,14 +6,20 @@ taking the LOCK (a live Chrome profile reads as it is, no copy needed).
   status and location), ``info()``.
 - ``Table(path)``: one ``.ldb``/``.sst`` file: ``get``, ``scan``, ``verify()``,
   ``stats()``.
+- Chrome: ``Db.indexeddb()`` (object-store records with names and decoded values),
+  ``Db.local_storage()``, ``Db.session_storage()``, ``decode_v8()``; the value types are
+  in ``leveldb_table.chrome``.
 - Errors are ``leveldb_table.errors`` exceptions carrying ``file`` and ``offset``.
 
 See docs/python.md in the repository.
 """
 
-from . import errors
+from . import chrome, errors
 from ._native import (
     Db,
+    IndexedDbIterator,
+    StorageIterator,
+    decode_v8,
     Record,
     RecordIterator,
     ScanIterator,
@@ -35,7 +41,11 @@ __all__ = [
     "Record",
     "RecordIterator",
     "ScanIterator",
+    "IndexedDbIterator",
+    "StorageIterator",
     "parse_internal_key",
+    "decode_v8",
+    "chrome",
     "errors",
     "LevelDBError",
     "CorruptionError",

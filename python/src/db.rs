@@ -7,17 +7,21 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use leveldb_table::db::chrome::{idb_blob_dir, idb_catalog};
 use leveldb_table::db::reverse_view::ReverseView;
 use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
+use leveldb_table::idb::Catalog;
 use leveldb_table::Comparator;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
+use crate::chrome::{Area, IdbContext, IdbIter, StorageIter};
 use crate::errors::IntoPy;
 use crate::info;
 use crate::records::RecordIter;
-use crate::scan::{Batch, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
 
 /// A LevelDB database directory, opened read-only.
 #[pyclass(module = "leveldb_table._native", name = "Db", frozen)]
@@ -28,6 +32,16 @@ pub struct PyDb {
 }
 
 impl PyDb {
+    fn storage(&self, area: Area) -> PyResult<StorageIter> {
+        let db = self.db()?;
+        let view = DbView {
+            db: db.clone(),
+            snapshot: db.last_sequence(),
+        };
+        let batches = Batches::new(Box::new(view), Bounds::default());
+        Ok(StorageIter::new(&db, area, batches))
+    }
+
     /// The open database (an error once closed).
     pub fn db(&self) -> PyResult<Arc<Db>> {
         let guard = self.db.lock().unwrap_or_else(|p| p.into_inner());
@@ -102,6 +116,54 @@ impl PyDb {
         Ok(RecordIter::new(all))
     }
 
+    /// The object-store records of a Chrome IndexedDB directory (`idb_cmp1` order), with
+    /// database and store names and values decoded (`leveldb_table.chrome.IdbRecord`);
+    /// only those of the database and store named, if given.
+    #[pyo3(signature = (database = None, store = None))]
+    fn indexeddb(
+        &self,
+        py: Python<'_>,
+        database: Option<&str>,
+        store: Option<&str>,
+    ) -> PyResult<IdbIter> {
+        let db = self.db()?;
+        if db.comparator_name() != IDB_COMPARATOR_NAME {
+            return Err(PyValueError::new_err(format!(
+                "{}: not a Chrome IndexedDB directory (its order is {}, not idb_cmp1)",
+                self.path.display(),
+                db.comparator_name()
+            )));
+        }
+        let catalog = py.detach(|| idb_catalog(&db));
+        let keep = match (database, store) {
+            (None, None) => None,
+            _ => Some(select(&catalog, database, store)),
+        };
+        let ctx = IdbContext {
+            catalog,
+            blob_dir: idb_blob_dir(&self.path),
+            keep,
+        };
+        let view = DbView {
+            db: db.clone(),
+            snapshot: db.last_sequence(),
+        };
+        let batches = Batches::new(Box::new(view), Bounds::default());
+        Ok(IdbIter::new(db, ctx, batches))
+    }
+
+    /// The items of a Chrome localStorage directory (`Local Storage/leveldb`) as text
+    /// (`leveldb_table.chrome.StorageItem`).
+    fn local_storage(&self) -> PyResult<StorageIter> {
+        self.storage(Area::Local)
+    }
+
+    /// The items of a Chrome sessionStorage directory (`Session Storage`) as text, with
+    /// the sessions (namespaces) and origin of their map.
+    fn session_storage(&self) -> PyResult<StorageIter> {
+        self.storage(Area::Session)
+    }
+
     /// What the directory holds: the MANIFEST, levels, logs, notes, damage.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let db = self.db()?;
@@ -152,9 +214,11 @@ impl PyDb {
 }
 
 /// The live view of a database at a snapshot, as a batch source.
-struct DbView {
-    db: Arc<Db>,
-    snapshot: u64,
+pub struct DbView {
+    /// The database.
+    pub db: Arc<Db>,
+    /// The sequence read at.
+    pub snapshot: u64,
 }
 
 impl DbView {
@@ -234,4 +298,25 @@ impl Source for DbView {
             None => Ok(true),
         }
     }
+}
+
+/// The (database id, store id or all) pairs a `database` / `store` filter keeps (none when
+/// no name matches).
+fn select(c: &Catalog, database: Option<&str>, store: Option<&str>) -> Vec<(i64, Option<i64>)> {
+    let mut out = Vec::new();
+    for (id, d) in &c.databases {
+        if database.is_some_and(|n| d.name.as_deref() != Some(n)) {
+            continue;
+        }
+        match store {
+            None => out.push((*id, None)),
+            Some(s) => out.extend(
+                d.stores
+                    .iter()
+                    .filter(|(_, st)| st.name.as_deref() == Some(s))
+                    .map(|(sid, _)| (*id, Some(*sid))),
+            ),
+        }
+    }
+    out
 }

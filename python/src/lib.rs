@@ -5,8 +5,9 @@
 //! reads, and hands scans out in batches. Everything else is the library's.
 //!
 //! ```text
-//! lib (module) -> db (Db), table (Table) -> scan (batched iterators), records, info
-//!              -> errors (library errors as leveldb_table.errors exceptions)
+//! lib (module) -> db (Db), table (Table) -> chrome (IndexedDB, localStorage), scan
+//!              (batched iterators), records, info -> v8py (Chrome values as Python),
+//!              errors (library errors as leveldb_table.errors exceptions)
 //! ```
 
 use std::borrow::Cow;
@@ -16,12 +17,14 @@ use leveldb_table::ValueType;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+mod chrome;
 mod db;
 mod errors;
 mod info;
 mod records;
 mod scan;
 mod table;
+mod v8py;
 
 /// `(user_key, sequence, kind)` of a database's internal key (`kind` is `"value"` or
 /// `"deletion"`), or `None` when the bytes are not an internal key.
@@ -47,6 +50,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::PyRecord>()?;
     m.add_class::<records::RecordIter>()?;
     m.add_class::<scan::ScanIter>()?;
+    m.add_class::<chrome::IdbIter>()?;
+    m.add_class::<chrome::StorageIter>()?;
     m.add_function(wrap_pyfunction!(parse_internal_key, m)?)?;
+    m.add_function(wrap_pyfunction!(chrome::decode_v8, m)?)?;
     Ok(())
 }

@@ -97,7 +97,7 @@ impl Batch {
     }
 
     /// The entries (key, value), in order.
-    fn entries(&self) -> impl DoubleEndedIterator<Item = (&[u8], &[u8])> + '_ {
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = (&[u8], &[u8])> + '_ {
         (0..self.ends.len()).map(move |i| {
             let start = i.checked_sub(1).map_or(0, |p| self.ends[p].1);
             let (k, v) = self.ends[i];
@@ -132,61 +132,75 @@ pub trait Source: Send + Sync {
     }
 }
 
-/// An iterator of `(key, value)` bytes over a scan, read in batches.
-#[pyclass(module = "leveldb_table._native", name = "ScanIterator")]
-pub struct ScanIter {
+/// A scan read in batches: the source, where the next batch starts, the batch read last.
+pub struct Batches {
     source: Box<dyn Source>,
     bounds: Bounds,
     resume: Resume,
-    /// Tuples not yet handed out, last first (popped from the end).
-    ready: Vec<Py<PyAny>>,
     batch: Batch,
     next_size: usize,
-    /// An error met after the entries in `ready`: raised once they are handed out.
+    /// An error met after the entries of the batch: raised once they are handed out.
     pending: Option<leveldb_table::Error>,
 }
 
-impl ScanIter {
+impl Batches {
     /// A scan of `source` over `bounds`.
     pub fn new(source: Box<dyn Source>, bounds: Bounds) -> Self {
-        ScanIter {
+        Batches {
             source,
             bounds,
             resume: Resume::Start,
-            ready: Vec::new(),
             batch: Batch::default(),
             next_size: FIRST_BATCH,
             pending: None,
         }
     }
 
-    /// Reads the next batch into `ready`; an error ends the scan after the entries read
-    /// before it.
-    fn refill(&mut self, py: Python<'_>) -> PyResult<()> {
+    /// Reads the next batch with the GIL released: `None` at the end. An error is raised
+    /// after the entries read before it (in the batch returned before).
+    pub fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<&Batch>> {
+        if let Some(e) = self.pending.take() {
+            return Err(to_py(py, e, self.source.file()));
+        }
+        if matches!(self.resume, Resume::Done) {
+            return Ok(None);
+        }
         self.batch.clear();
         let max = self.next_size;
         self.next_size = (self.next_size * 2).min(MAX_BATCH);
         let (source, bounds, resume, batch) =
             (&self.source, &self.bounds, &self.resume, &mut self.batch);
         let result = py.detach(|| source.fill(bounds, resume, batch, max));
-        let mut ready = Vec::with_capacity(self.batch.len());
-        for (k, v) in self.batch.entries().rev() {
-            let pair = PyTuple::new(py, [PyBytes::new(py, k), PyBytes::new(py, v)])?;
-            ready.push(pair.into_any().unbind());
-        }
-        self.ready = ready;
         self.resume = match (&result, self.batch.last_key()) {
             (Ok(false), Some(k)) => Resume::Past(k),
             _ => Resume::Done,
         };
         match result {
-            // Entries before the error are handed out first; the error comes after them.
-            Err(e) if self.ready.is_empty() => Err(to_py(py, e, self.source.file())),
+            Err(e) if self.batch.len() == 0 => Err(to_py(py, e, self.source.file())),
             Err(e) => {
                 self.pending = Some(e);
-                Ok(())
+                Ok(Some(&self.batch))
             }
-            Ok(_) => Ok(()),
+            Ok(_) if self.batch.len() == 0 => Ok(None),
+            Ok(_) => Ok(Some(&self.batch)),
+        }
+    }
+}
+
+/// An iterator of `(key, value)` bytes over a scan, read in batches.
+#[pyclass(module = "leveldb_table._native", name = "ScanIterator")]
+pub struct ScanIter {
+    batches: Batches,
+    /// Tuples not yet handed out, last first (popped from the end).
+    ready: Vec<Py<PyAny>>,
+}
+
+impl ScanIter {
+    /// A scan of `source` over `bounds`.
+    pub fn new(source: Box<dyn Source>, bounds: Bounds) -> Self {
+        ScanIter {
+            batches: Batches::new(source, bounds),
+            ready: Vec::new(),
         }
     }
 }
@@ -201,13 +215,15 @@ impl ScanIter {
         if let Some(t) = self.ready.pop() {
             return Ok(Some(t));
         }
-        if let Some(e) = self.pending.take() {
-            return Err(to_py(py, e, self.source.file()));
-        }
-        if matches!(self.resume, Resume::Done) {
+        let Some(batch) = self.batches.next_batch(py)? else {
             return Ok(None);
+        };
+        let mut ready = Vec::with_capacity(batch.len());
+        for (k, v) in batch.entries().rev() {
+            let pair = PyTuple::new(py, [PyBytes::new(py, k), PyBytes::new(py, v)])?;
+            ready.push(pair.into_any().unbind());
         }
-        self.refill(py)?;
+        self.ready = ready;
         Ok(self.ready.pop())
     }
 }

@@ -10,6 +10,7 @@
 //! database) and `records` (every record of every file, for forensics).
 
 pub mod bulk;
+pub mod chrome;
 pub mod compaction;
 pub mod cursor;
 pub mod damage;
