@@ -32,6 +32,8 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from ._native import IdbRecord  # one object-store record (Db.indexeddb() makes them)
+
 __all__ = [
     "undefined",
     "Undefined",
@@ -186,28 +188,6 @@ class HostObject:
 
     type: str
     fields: Dict[str, Any]
-
-
-@dataclass(frozen=True)
-class IdbRecord:
-    """One object-store record of a Chrome IndexedDB directory."""
-
-    database: Optional[str]
-    """The database's name (None when the metadata does not name it)."""
-    store: Optional[str]
-    """The object store's name."""
-    database_id: int
-    store_id: int
-    key: Any
-    """The record's IndexedDB key: number, str, bytes (binary), datetime (date), list."""
-    value: Any
-    """The decoded value (None with ``error`` set when it cannot be decoded)."""
-    error: Optional[str]
-    """What stopped the value from decoding, and where."""
-    version: int
-    """The record's version (Chromium's counter per key)."""
-    raw_key: bytes
-    raw_value: bytes
 
 
 @dataclass(frozen=True)

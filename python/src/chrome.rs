@@ -32,6 +32,52 @@ pub struct IdbContext {
     pub keep: Option<Vec<(i64, Option<i64>)>>,
 }
 
+/// One object-store record of a Chrome IndexedDB directory.
+#[pyclass(module = "leveldb_table.chrome", name = "IdbRecord", frozen, get_all)]
+pub struct PyIdbRecord {
+    /// The database's name (`None` when the metadata does not name it).
+    database: Option<String>,
+    /// The object store's name.
+    store: Option<String>,
+    /// The database's id.
+    database_id: i64,
+    /// The object store's id.
+    store_id: i64,
+    /// The record's IndexedDB key (number, str, bytes, datetime, list).
+    key: Py<PyAny>,
+    /// The decoded value (`None` with `error` set when it does not decode).
+    value: Py<PyAny>,
+    /// What stopped the value from decoding, and where.
+    error: Option<String>,
+    /// The record's version.
+    version: i64,
+    /// The key as stored.
+    raw_key: Py<PyBytes>,
+    /// The value as stored.
+    raw_value: Py<PyBytes>,
+}
+
+#[pymethods]
+impl PyIdbRecord {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let r = |o: &Py<PyAny>| {
+            o.bind(py)
+                .repr()
+                .map_or_else(|_| "?".into(), |r| r.to_string())
+        };
+        let name = |n: &Option<String>| n.as_ref().map_or("None".into(), |n| format!("{n:?}"));
+        format!(
+            "IdbRecord(database={}, store={}, key={}, value={}, error={}, version={})",
+            name(&self.database),
+            name(&self.store),
+            r(&self.key),
+            r(&self.value),
+            name(&self.error),
+            self.version
+        )
+    }
+}
+
 /// Object-store records of a Chrome IndexedDB directory, decoded.
 #[pyclass(module = "leveldb_table._native", name = "IndexedDbIterator")]
 pub struct IdbIter {
@@ -73,7 +119,6 @@ impl IdbIter {
                 return Ok(None);
             }
         }
-        let c = classes(py)?;
         let db_info = self.ctx.catalog.database(p.database);
         let store = self.ctx.catalog.store(p.database, p.store);
         let key_obj = match k {
@@ -112,23 +157,19 @@ impl IdbIter {
                 }
             }
         }
-        let kw = PyDict::new(py);
-        kw.set_item("database", db_info.and_then(|x| x.name.as_deref()))?;
-        kw.set_item("store", store.and_then(|x| x.name.as_deref()))?;
-        kw.set_item("database_id", p.database)?;
-        kw.set_item("store_id", p.store)?;
-        kw.set_item("key", key_obj)?;
-        kw.set_item("value", data)?;
-        kw.set_item("error", error)?;
-        kw.set_item("version", version)?;
-        kw.set_item("raw_key", PyBytes::new(py, key))?;
-        kw.set_item("raw_value", PyBytes::new(py, value))?;
-        Ok(Some(
-            c.module
-                .bind(py)
-                .getattr("IdbRecord")?
-                .call((), Some(&kw))?,
-        ))
+        let rec = PyIdbRecord {
+            database: db_info.and_then(|x| x.name.clone()),
+            store: store.and_then(|x| x.name.clone()),
+            database_id: p.database,
+            store_id: p.store,
+            key: key_obj.unbind(),
+            value: data.unbind(),
+            error,
+            version,
+            raw_key: PyBytes::new(py, key).unbind(),
+            raw_value: PyBytes::new(py, value).unbind(),
+        };
+        Ok(Some(Bound::new(py, rec)?.into_any()))
     }
 }
 
@@ -237,12 +278,7 @@ impl StorageIter {
         kw.set_item("raw_key", PyBytes::new(py, key))?;
         kw.set_item("raw_value", PyBytes::new(py, value))?;
         let c = classes(py)?;
-        Ok(Some(
-            c.module
-                .bind(py)
-                .getattr("StorageItem")?
-                .call((), Some(&kw))?,
-        ))
+        Ok(Some(c.class(py, "StorageItem")?.call((), Some(&kw))?))
     }
 }
 

@@ -51,6 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::RecordIter>()?;
     m.add_class::<scan::ScanIter>()?;
     m.add_class::<chrome::IdbIter>()?;
+    m.add_class::<chrome::PyIdbRecord>()?;
     m.add_class::<chrome::StorageIter>()?;
     m.add_function(wrap_pyfunction!(parse_internal_key, m)?)?;
     m.add_function(wrap_pyfunction!(chrome::decode_v8, m)?)?;

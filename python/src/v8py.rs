@@ -25,27 +25,64 @@ pub struct Classes {
     pub module: Py<PyModule>,
     undefined: Py<PyAny>,
     date: Py<PyAny>,
+    datetime: Py<PyAny>,
+    utc: Py<PyAny>,
+    /// Classes by name, in the order of `NAMES`.
+    by_name: Vec<Py<PyAny>>,
 }
+
+/// The classes `make` builds.
+const NAMES: [&str; 13] = [
+    "Array",
+    "Map",
+    "Set",
+    "Boxed",
+    "RegExp",
+    "TypedArray",
+    "JSError",
+    "FileList",
+    "HostObject",
+    "BigInt",
+    "Blob",
+    "File",
+    "StorageItem",
+];
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
 pub fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
         let m = py.import("leveldb_table.chrome")?;
+        let dt = py.import("datetime")?;
+        let mut by_name = Vec::with_capacity(NAMES.len());
+        for n in NAMES {
+            by_name.push(m.getattr(n)?.unbind());
+        }
         Ok(Classes {
             undefined: m.getattr("undefined")?.unbind(),
-            date: m.getattr("_date")?.unbind(),
+            date: m.getattr("Date")?.unbind(),
+            datetime: dt.getattr("datetime")?.unbind(),
+            utc: dt.getattr("timezone")?.getattr("utc")?.unbind(),
+            by_name,
             module: m.unbind(),
         })
     })
 }
 
 impl Classes {
+    /// Class `name` of `leveldb_table.chrome` (one of `NAMES`).
+    pub fn class<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match NAMES.iter().position(|n| *n == name) {
+            Some(i) => Ok(self.by_name[i].bind(py).clone()),
+            None => self.module.bind(py).getattr(name),
+        }
+    }
+
     fn make<'py, A>(&self, py: Python<'py>, name: &str, args: A) -> PyResult<Bound<'py, PyAny>>
     where
         A: pyo3::call::PyCallArgs<'py>,
     {
-        self.module.bind(py).getattr(name)?.call1(args)
+        self.class(py, name)?.call1(args)
     }
 }
 
@@ -99,8 +136,44 @@ pub fn number(py: Python<'_>, x: f64) -> Bound<'_, PyAny> {
     }
 }
 
+/// A JavaScript time value (milliseconds since the epoch) as a UTC `datetime`, or
+/// `chrome.Date(ms)` when it is invalid or outside years 1-9999.
 fn date<'py>(py: Python<'py>, c: &Classes, ms: f64) -> PyResult<Bound<'py, PyAny>> {
-    c.date.bind(py).call1((ms,))
+    // Years 1 and 9999 bound what `datetime` holds: -62135596800000 .. 253402300800000 ms.
+    if !(-62_135_596_800_000.0..253_402_300_800_000.0).contains(&ms) {
+        return c.date.bind(py).call1((ms,));
+    }
+    // ok: within the range above, microseconds fit an i64 exactly enough (|us| < 2^58).
+    let us = (ms * 1000.0).round() as i64;
+    let (days, rest) = (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
+    let (y, m, d) = civil_from_days(days);
+    let secs = rest / 1_000_000;
+    let args = (
+        y,
+        m,
+        d,
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        rest % 1_000_000,
+        c.utc.bind(py),
+    );
+    c.datetime.bind(py).call1(args)
+}
+
+/// Year, month, day of a day count from 1970-01-01 (the proleptic Gregorian calendar;
+/// Howard Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    // ok: both are in range by construction (1..=31 and 1..=12).
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// An IndexedDB key as Python: number, `datetime`, `str`, `bytes`, `list`; `None` for
@@ -318,9 +391,7 @@ fn host<'py>(
         HostObject::Blob { uuid, mime, size } => {
             let kw = PyDict::new(py);
             kw.set_item("uuid", js_str(py, uuid)?)?;
-            c.module
-                .bind(py)
-                .getattr("Blob")?
+            c.class(py, "Blob")?
                 .call((*size, js_str(py, mime)?), Some(&kw))?
         }
         HostObject::File(f) => inline_file(py, c, f)?,
@@ -417,8 +488,6 @@ fn inline_file<'py>(py: Python<'py>, c: &Classes, f: &FileInfo<'_>) -> PyResult<
         kw.set_item("path", js_str(py, &f.path)?)?;
     }
     kw.set_item("uuid", js_str(py, &f.uuid)?)?;
-    c.module
-        .bind(py)
-        .getattr("File")?
+    c.class(py, "File")?
         .call((f.size, js_str(py, &f.mime)?), Some(&kw))
 }

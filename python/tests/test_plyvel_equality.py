@@ -118,3 +118,33 @@ def test_million_gets_equal_plyvel(million):
             assert db.get(dbgen.key(n)) is None
     finally:
         ref.close()
+
+
+def test_threads_share_a_database():
+    """Scans and lookups from several threads at once (the GIL released while the Rust
+    side reads) give each thread the same answers."""
+    import threading
+
+    src = BYTEWISE_DIRS[0]
+    db = lt.Db(src)
+    want = list(db.scan())
+    results = [None] * 4
+
+    def work(i):
+        out = []
+        for _ in range(5):
+            out.append(list(db.scan(reverse=bool(i % 2))))
+            out.append([db.get(k) for k, _ in want[::7]])
+        results[i] = out
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, out in enumerate(results):
+        for j, got in enumerate(out):
+            if j % 2 == 0:
+                assert got == (want[::-1] if i % 2 else want)
+            else:
+                assert got == [v for _, v in want[::7]]

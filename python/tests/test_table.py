@@ -129,3 +129,18 @@ def test_bad_arguments(tmp_path):
         lt.Table(tmp_path / "missing.ldb")
     with pytest.raises(TypeError):
         lt.Table(path).get("a str, not bytes")
+
+
+def test_chrome_table_in_its_own_order():
+    """A table of Chrome's IndexedDB is ordered by idb_cmp1: read in that order it checks
+    out and scans as the directory holds it; read bytewise, verify finds the order broken."""
+    path = TESTDATA / "idb" / "chromium" / "000005.ldb"
+    t = lt.Table(path, comparator="idb_cmp1")
+    report = t.verify()
+    assert report["ok"], report["problems"][:2]
+    rows = list(t.scan())
+    assert len(rows) == report["entries"] > 0
+    assert list(t.scan(reverse=True)) == rows[::-1]
+    bytewise = lt.Table(path).verify()
+    assert not bytewise["ok"]
+    assert bytewise["problems"][0]["kind"] == "KeyOrder"
