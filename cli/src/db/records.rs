@@ -8,14 +8,14 @@ use std::io::Write;
 use leveldb_table::db::records::{records, Location};
 use leveldb_table::raw::internal_key::ValueType;
 
+use super::open::{damage_code, describe, open, DbArgs};
 use crate::common::{self, CmdResult, Failure, Global};
-use crate::db::{damage_code, describe, open, DbArgs};
 use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst db records DIR`
 #[derive(clap::Args, Debug)]
-pub struct RecordsArgs {
+pub struct Args {
     #[command(flatten)]
     pub db: DbArgs,
     /// Output format: text, json or jsonl `{"key", "value", "seq", "kind", "status",
@@ -32,7 +32,7 @@ pub struct RecordsArgs {
 }
 
 /// `sst db records`.
-pub fn run(g: &Global, a: &RecordsArgs) -> CmdResult {
+pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
