@@ -21,7 +21,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::scan::Batches;
+use crate::scan::{next_converted, Batches};
 use crate::v8py::{self, classes, BlobCtx};
 
 /// The names and blob folder of an IndexedDB directory.
@@ -98,12 +98,15 @@ impl IdbIter {
         }
     }
 
-    fn record<'py>(
-        &self,
-        py: Python<'py>,
+    /// The record (`key`, `value`) as an `IdbRecord`, or `None` when it is not an
+    /// object-store record the filter keeps.
+    fn record(
+        db: &Arc<Db>,
+        ctx: &IdbContext,
+        py: Python<'_>,
         key: &[u8],
         value: &[u8],
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    ) -> PyResult<Option<Py<PyAny>>> {
         let Some(d) = decode_key(key) else {
             return Ok(None);
         };
@@ -111,7 +114,7 @@ impl IdbIter {
             return Ok(None);
         };
         let p = d.prefix;
-        if let Some(keep) = &self.ctx.keep {
+        if let Some(keep) = &ctx.keep {
             if !keep
                 .iter()
                 .any(|(db, st)| *db == p.database && st.is_none_or(|s| s == p.store))
@@ -119,14 +122,14 @@ impl IdbIter {
                 return Ok(None);
             }
         }
-        let db_info = self.ctx.catalog.database(p.database);
-        let store = self.ctx.catalog.store(p.database, p.store);
+        let db_info = ctx.catalog.database(p.database);
+        let store = ctx.catalog.store(p.database, p.store);
         let key_obj = match k {
             Some(k) => v8py::idb_key(py, k)?,
             None => py.None().into_bound(py),
         };
         let (mut data, mut error, mut version) = (py.None().into_bound(py), None, 0i64);
-        match idb_value(&self.db, self.ctx.blob_dir.as_deref(), key, value) {
+        match idb_value(db, ctx.blob_dir.as_deref(), key, value) {
             Err(e) => error = Some(e),
             Ok(v) => {
                 version = v.version;
@@ -144,12 +147,12 @@ impl IdbIter {
                             )
                         });
                         let looked_up = match (&v.blobs, needs_list) {
-                            (None, true) => idb_blob_list(&self.db, key).ok(),
+                            (None, true) => idb_blob_list(db, key).ok(),
                             _ => None,
                         };
                         let blobs = BlobCtx {
                             list: v.blobs.as_deref().or(looked_up.as_deref()),
-                            dir: self.ctx.blob_dir.as_deref(),
+                            dir: ctx.blob_dir.as_deref(),
                             database: p.database,
                         };
                         data = v8py::decoded(py, &decoded, blobs)?;
@@ -169,7 +172,7 @@ impl IdbIter {
             raw_key: PyBytes::new(py, key).unbind(),
             raw_value: PyBytes::new(py, value).unbind(),
         };
-        Ok(Some(Bound::new(py, rec)?.into_any()))
+        Ok(Some(Bound::new(py, rec)?.into_any().unbind()))
     }
 }
 
@@ -180,21 +183,10 @@ impl IdbIter {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        loop {
-            if let Some(r) = self.ready.pop_front() {
-                return Ok(Some(r));
-            }
-            // Move the batch's entries out, so `record` may borrow self.
-            let entries: Vec<(Vec<u8>, Vec<u8>)> = match self.batches.next_batch(py)? {
-                None => return Ok(None),
-                Some(b) => b.entries().map(|(k, v)| (k.to_vec(), v.to_vec())).collect(),
-            };
-            for (k, v) in &entries {
-                if let Some(r) = self.record(py, k, v)? {
-                    self.ready.push_back(r.unbind());
-                }
-            }
-        }
+        let (db, ctx) = (&self.db, &self.ctx);
+        next_converted(&mut self.batches, &mut self.ready, py, |py, k, v| {
+            Self::record(db, ctx, py, k, v)
+        })
     }
 }
 
@@ -231,20 +223,22 @@ impl StorageIter {
         }
     }
 
-    fn item<'py>(
-        &self,
-        py: Python<'py>,
+    /// The record (`key`, `value`) as a `StorageItem`, or `None` when it is not an item.
+    fn item(
+        area: Area,
+        maps: &BTreeMap<i64, (Vec<String>, String)>,
+        py: Python<'_>,
         key: &[u8],
         value: &[u8],
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let text = |t: &StorageText<'_>| -> PyResult<Bound<'py, PyAny>> {
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let text = |t: &StorageText<'_>| -> PyResult<Py<PyAny>> {
             match t {
-                StorageText::Text(s) => v8py::js_str(py, s),
-                StorageText::Corrupt(_) => Ok(py.None().into_bound(py)),
+                StorageText::Text(s) => v8py::js_str(py, s).map(Bound::unbind),
+                StorageText::Corrupt(_) => Ok(py.None()),
             }
         };
         let kw = PyDict::new(py);
-        match self.area {
+        match area {
             Area::Local => {
                 let Some(LocalStorageEntry::Item {
                     origin,
@@ -267,7 +261,7 @@ impl StorageIter {
                 else {
                     return Ok(None);
                 };
-                let (namespaces, origin) = self.maps.get(&map).cloned().unwrap_or_default();
+                let (namespaces, origin) = maps.get(&map).cloned().unwrap_or_default();
                 kw.set_item("origin", (!namespaces.is_empty()).then_some(origin))?;
                 kw.set_item("key", v8py::js_str(py, &k)?)?;
                 kw.set_item("value", text(&v)?)?;
@@ -278,7 +272,9 @@ impl StorageIter {
         kw.set_item("raw_key", PyBytes::new(py, key))?;
         kw.set_item("raw_value", PyBytes::new(py, value))?;
         let c = classes(py)?;
-        Ok(Some(c.class(py, "StorageItem")?.call((), Some(&kw))?))
+        Ok(Some(
+            c.class(py, "StorageItem")?.call((), Some(&kw))?.unbind(),
+        ))
     }
 }
 
@@ -289,20 +285,10 @@ impl StorageIter {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        loop {
-            if let Some(r) = self.ready.pop_front() {
-                return Ok(Some(r));
-            }
-            let entries: Vec<(Vec<u8>, Vec<u8>)> = match self.batches.next_batch(py)? {
-                None => return Ok(None),
-                Some(b) => b.entries().map(|(k, v)| (k.to_vec(), v.to_vec())).collect(),
-            };
-            for (k, v) in &entries {
-                if let Some(r) = self.item(py, k, v)? {
-                    self.ready.push_back(r.unbind());
-                }
-            }
-        }
+        let (area, maps) = (self.area, &self.maps);
+        next_converted(&mut self.batches, &mut self.ready, py, |py, k, v| {
+            Self::item(area, maps, py, k, v)
+        })
     }
 }
 

@@ -14,6 +14,7 @@
 //! the iterator holds no borrow of the database or table and can live on its own.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 
 use leveldb_table::Comparator;
 use pyo3::prelude::*;
@@ -183,6 +184,30 @@ impl Batches {
             }
             Ok(_) if self.batch.len() == 0 => Ok(None),
             Ok(_) => Ok(Some(&self.batch)),
+        }
+    }
+}
+
+/// The next object of a scan whose entries `convert` turns into Python objects one by one
+/// (skipping those it gives `None` for), reading batches as needed; `ready` holds the
+/// converted entries of the batch not yet handed out.
+pub fn next_converted(
+    batches: &mut Batches,
+    ready: &mut VecDeque<Py<PyAny>>,
+    py: Python<'_>,
+    mut convert: impl FnMut(Python<'_>, &[u8], &[u8]) -> PyResult<Option<Py<PyAny>>>,
+) -> PyResult<Option<Py<PyAny>>> {
+    loop {
+        if let Some(r) = ready.pop_front() {
+            return Ok(Some(r));
+        }
+        let Some(batch) = batches.next_batch(py)? else {
+            return Ok(None);
+        };
+        for (k, v) in batch.entries() {
+            if let Some(r) = convert(py, k, v)? {
+                ready.push_back(r);
+            }
         }
     }
 }
