@@ -13,10 +13,10 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::coding;
-use crate::comparator::Comparator;
 use crate::filter::FilterPolicy;
 use crate::format::{INTERNAL_TAG_LEN, MAX_SEQUENCE, TYPE_DELETION, TYPE_VALUE};
+use crate::util::coding;
+use crate::util::comparator::Comparator;
 
 /// What an internal key records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -42,47 +42,27 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-mod atomic_file;
 mod block;
-mod block_buf;
-mod block_builder;
-mod block_read;
 mod cache;
-mod coding;
-mod comparator;
 mod compress;
-mod crc32c;
-mod decompress_error;
 mod error;
 mod filter;
-mod filter_block;
 mod format;
-mod format_decode;
-mod hash;
-mod index_search;
 mod internal_key;
 mod io;
 mod options;
-mod os;
-mod search_dir;
-mod sketch;
-mod snappy_prefix;
+mod search;
 mod table;
 mod table_builder;
-mod table_file_builder;
-mod table_iter;
-mod verify;
+mod util;
 
 pub mod db;
 pub mod dom_storage;
 pub mod idb;
-pub mod refilter;
 pub mod salvage;
 pub mod v8value;
 
-pub use atomic_file::{write_atomically, AtomicFile};
 pub use cache::{BlockCache, CachePolicy};
-pub use comparator::{BytewiseComparator, Comparator};
 pub use compress::{Compression, CompressionProfile, DecompressError};
 pub use error::{BlockKind, Error, Result, RocksDbFormat};
 pub use filter::{
@@ -92,43 +72,46 @@ pub use format::{BlockHandle, Footer};
 pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
 pub use io::{CountingReader, RandomAccess};
 pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
-#[cfg(feature = "mmap")]
-pub use os::map_file;
+pub use table::iter::{Entries, TableIter};
+pub use table::verify::VerifyReport;
 pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
+pub use table_builder::file::TableFileBuilder;
+pub use table_builder::refilter;
 pub use table_builder::{TableBuilder, TableStats};
-pub use table_file_builder::TableFileBuilder;
-pub use table_iter::{Entries, TableIter};
-pub use verify::VerifyReport;
+pub use util::atomic_file::{write_atomically, AtomicFile};
+pub use util::comparator::{BytewiseComparator, Comparator};
+#[cfg(feature = "mmap")]
+pub use util::os::map_file;
 
 /// The layers under the table: encodings, checksums, hash, blocks, filter blocks, footer.
 /// For tools, tests and other engines that need LevelDB's pieces one by one.
 pub mod raw {
+    pub use crate::block::builder::BlockBuilder;
     pub use crate::block::{Block, BlockIter};
-    pub use crate::block_builder::BlockBuilder;
-    pub use crate::filter_block::{FilterBlockBuilder, FilterBlockReader};
+    pub use crate::filter::block::{FilterBlockBuilder, FilterBlockReader};
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
-        pub use crate::coding::*;
+        pub use crate::util::coding::*;
     }
     /// CRC32C and LevelDB's mask (`util/crc32c.h`).
     pub mod crc32c {
-        pub use crate::crc32c::*;
+        pub use crate::util::crc32c::*;
     }
     /// LevelDB's `Hash` (`util/hash.cc`).
     pub mod hash {
-        pub use crate::hash::*;
+        pub use crate::util::hash::*;
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
-        pub use crate::block_read::*;
+        pub use crate::format::footer::check_handle;
+        pub use crate::format::stored_block::*;
         pub use crate::format::*;
-        pub use crate::format_decode::check_handle;
     }
     /// Block codecs.
     pub mod compress {
+        pub use crate::compress::snappy_prefix::SnappyPrefix;
         pub use crate::compress::*;
-        pub use crate::snappy_prefix::SnappyPrefix;
     }
     /// Internal keys of LevelDB databases.
     pub mod internal_key {

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use crate::cache::BlockCache;
-use crate::comparator::{BytewiseComparator, Comparator};
 pub use crate::compress::{Compression, CompressionProfile};
 use crate::filter::{BloomFilterPolicy, FilterPolicy};
 use crate::format::{DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL};
 use crate::internal_key::{InternalFilterPolicy, InternalKeyComparator};
+use crate::util::comparator::{BytewiseComparator, Comparator};
 
 /// How a table is written (LevelDB's `Options`, the fields the table layer uses).
 #[derive(Clone)]

@@ -30,15 +30,15 @@
 use bytes::Bytes;
 
 use crate::block::Block;
-use crate::block_read::{self, ReadBlockOptions};
-use crate::comparator::{BytewiseComparator, Comparator};
 use crate::compress::CompressionProfile;
-use crate::crc32c;
 use crate::error::{BlockKind, Error};
+use crate::format::stored_block::{ReadBlockOptions, StoredBlock};
 use crate::format::{self, BlockHandle, BLOCK_TRAILER_LEN};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::table::TableReader;
+use crate::util::comparator::{BytewiseComparator, Comparator};
+use crate::util::crc32c;
 
 /// How far past a damaged stretch [`salvage_bytes`] tries block starts (bytes).
 pub const RESYNC_WINDOW: usize = 1 << 20;
@@ -289,7 +289,9 @@ fn block_at(
             size: (e - s) as u64,
         };
         let raw = Bytes::copy_from_slice(&file[s..e + BLOCK_TRAILER_LEN]);
-        if let Ok(c) = block_read::decode_block(raw, handle, BlockKind::Data, rb) {
+        if let Ok(c) = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb)
+            .and_then(StoredBlock::decompress)
+        {
             let block = Block::new(c.data.clone(), BlockKind::Data, handle).ok();
             if block.is_some() || looks_like_filter_block(&c.data) {
                 found = Some(Found {

@@ -258,7 +258,7 @@ fn a_restart_point_past_the_entries_is_corruption() {
 fn unknown_compression_ids_are_named() {
     let mut raw = b"\x00\x00\x00\x00\x01\x00\x00\x00".to_vec();
     raw.extend_from_slice(&block_trailer(&raw.clone(), 7));
-    let e = leveldb_table::raw::format::decode_block(
+    let e = leveldb_table::raw::format::StoredBlock::from_raw(
         raw.into(),
         BlockHandle::new(0, 8),
         leveldb_table::BlockKind::Data,
@@ -267,6 +267,7 @@ fn unknown_compression_ids_are_named() {
             profile: Default::default(),
         },
     )
+    .and_then(leveldb_table::raw::format::StoredBlock::decompress)
     .unwrap_err();
     let msg = e.to_string();
     assert!(

@@ -268,10 +268,10 @@ fn snappy_tables_rebuild_to_the_same_blocks() {
         assert_eq!(a.len(), b.len(), "{name}");
         for ((ka, ha), (kb, hb)) in a.iter().zip(&b) {
             assert_eq!(ka, kb, "{name}: index separators");
-            let ro = ReadOptions::default();
+            let data = BlockKind::Data;
             assert_eq!(
-                ours.data_block_bytes(*ha, ro).unwrap(),
-                theirs.data_block_bytes(*hb, ro).unwrap(),
+                ours.read_block_contents(*ha, data, true).unwrap().data,
+                theirs.read_block_contents(*hb, data, true).unwrap().data,
                 "{name}: decoded data block"
             );
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use leveldb_table::db::records::{records, DbRecord, Location};
 use leveldb_table::db::{Db, DbOptions};
-use leveldb_table::raw::format::{decode_block, ReadBlockOptions};
+use leveldb_table::raw::format::{ReadBlockOptions, StoredBlock};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{BlockHandle, BlockKind, CompressionProfile};
 
@@ -101,7 +101,8 @@ fn check(dir: &Path, r: &DbRecord) {
                 verify_checksum: true,
                 profile: CompressionProfile::Auto,
             };
-            let block = decode_block(raw, handle, BlockKind::Data, rb).unwrap().data;
+            let stored = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb).unwrap();
+            let block = stored.decompress().unwrap().data;
             let (key, value) = entry_at(&block, offset_in_block as usize);
             let (user, tag) = key.split_at(key.len() - 8);
             let tag = u64::from_le_bytes(tag.try_into().unwrap());

@@ -153,7 +153,9 @@ impl Inspector<'_> {
             verify_checksum: false,
             profile: CompressionProfile::Auto,
         };
-        let contents = match format::decode_block(raw, handle, kind, rb) {
+        let contents = match format::StoredBlock::from_raw(raw, handle, kind, rb)
+            .and_then(format::StoredBlock::decompress)
+        {
             Ok(c) => c,
             Err(e) => {
                 row.error.get_or_insert_with(|| err(&e));

@@ -132,7 +132,7 @@ fn exercise<R: RandomAccess>(
     if full {
         if let Ok(h) = t.data_block_handles() {
             if let Some((_, first)) = h.first() {
-                let _ = t.data_block_bytes(*first, ropts);
+                let _ = t.read_data_block(*first, ropts);
             }
         }
     }

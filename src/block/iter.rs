@@ -173,7 +173,8 @@ impl<'c> BlockIter<'c> {
             self.invalidate();
             return;
         }
-        match self.block.find_restart(self.cmp, target) {
+        let last = self.block.num_restarts - 1;
+        match self.block.find_restart_in(self.cmp, target, 0, last) {
             Ok(i) => self.seek_to_restart_point(i),
             Err(e) => {
                 self.err = Some(e);

@@ -20,10 +20,10 @@ use std::cmp::Ordering;
 use std::ops::Range;
 
 use super::{Block, RestartHints, RESTART_HINTS};
-use crate::coding;
-use crate::comparator::Comparator;
-use crate::decompress_error::DecompressError;
-use crate::snappy_prefix::SnappyPrefix;
+use crate::compress::snappy_prefix::SnappyPrefix;
+use crate::compress::DecompressError;
+use crate::util::coding;
+use crate::util::comparator::Comparator;
 
 /// Where a block's entries lie (see the module docs); 64 bytes.
 #[derive(Clone, Copy, Debug)]

@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use super::{CachedBlock, Key, KeyHasher, Replacement};
-use crate::sketch::FrequencySketch;
+use crate::cache::sketch::FrequencySketch;
 
 /// CLOCK rings with TinyLFU admission, one per shard.
 pub(super) struct ClockCache {

@@ -16,18 +16,17 @@
 //! leaves, whichever the policy.
 
 mod clock;
-mod pool;
 mod quick;
+pub(crate) mod sketch;
 
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::block::{Block, RestartHints};
-use crate::comparator::Comparator;
-use crate::search_dir::BlockDir;
+use crate::search::block_dir::BlockDir;
 
-pub(crate) use pool::BufferPool;
+use crate::compress::BufferPool;
 
 /// What the cache holds for one block.
 pub(crate) struct CachedBlock {
@@ -126,23 +125,6 @@ impl CachedBlock {
     pub(crate) fn with_hints(mut self, hints: Option<RestartHints>) -> CachedBlock {
         self.hints = hints;
         self
-    }
-}
-
-/// [`Block::seek_value_range`] of `block`, through its restart hints when there are any
-/// (`tp` is the decoded index's prefix of `target`).
-#[inline]
-pub(crate) fn seek_value_range(
-    block: &Block,
-    hints: Option<&RestartHints>,
-    cmp: &dyn Comparator,
-    target: &[u8],
-    tp: u64,
-    key: &mut Vec<u8>,
-) -> crate::error::Result<Option<std::ops::Range<usize>>> {
-    match hints {
-        Some(h) => block.seek_value_range_hinted(cmp, target, tp, h, key),
-        None => block.seek_value_range(cmp, target, key),
     }
 }
 

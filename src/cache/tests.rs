@@ -6,7 +6,7 @@ const POLICIES: [CachePolicy; 2] = [CachePolicy::ClockTinyLfu, CachePolicy::Quic
 
 /// A cached block of about `bytes` bytes (its charge is its exact size).
 pub(super) fn entry(bytes: usize) -> Arc<CachedBlock> {
-    let mut b = crate::block_builder::BlockBuilder::new(16);
+    let mut b = crate::block::builder::BlockBuilder::new(16);
     b.add(b"k", &vec![7u8; bytes.saturating_sub(16)]);
     let data = bytes::Bytes::copy_from_slice(b.finish());
     let handle = crate::format::BlockHandle {

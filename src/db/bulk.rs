@@ -20,7 +20,6 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::coding;
 use crate::db::filename::{manifest_file_name, table_file_name};
 use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS, TARGET_FILE_SIZE};
 use crate::db::log_writer::LogWriter;
@@ -30,6 +29,7 @@ use crate::format::TYPE_VALUE;
 use crate::internal_key;
 use crate::options::Options;
 use crate::table_builder::TableBuilder;
+use crate::util::coding;
 
 /// How a bulk build writes its tables.
 #[derive(Clone, Debug)]
@@ -170,7 +170,7 @@ impl BulkBuilder {
             .prefix(&format!(".{name}.bulk-"))
             .tempdir_in(&parent)?;
         let mut table_opts = opts.table.clone();
-        table_opts.comparator = std::sync::Arc::new(crate::comparator::BytewiseComparator);
+        table_opts.comparator = std::sync::Arc::new(crate::util::comparator::BytewiseComparator);
         let table_opts = table_opts.internal_keys();
         Ok(BulkBuilder {
             target,

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::format::MAX_SEQUENCE;
 use crate::internal_key::{self, ValueType};
 use crate::options::Options;
-use crate::table_file_builder::TableFileBuilder;
+use crate::table_builder::file::TableFileBuilder;
 
 /// How compaction output is written.
 #[derive(Clone, Debug)]

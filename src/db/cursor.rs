@@ -9,7 +9,6 @@
 
 use std::cmp::Ordering;
 
-use crate::comparator::Comparator;
 use crate::db::memtable::MemTable;
 use crate::db::salvage_table::{EntryPos, FoundTable, SkipIter};
 use crate::db::version::FileMeta;
@@ -17,8 +16,9 @@ use crate::error::{Error, Result};
 use crate::internal_key::InternalKeyComparator;
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
+use crate::table::iter::TableIter;
 use crate::table::TableReader;
-use crate::table_iter::TableIter;
+use crate::util::comparator::Comparator;
 
 /// How a database's tables are read: the file with `pread`, or a memory map
 /// ([`crate::db::Db::open_mmap`]).

@@ -63,7 +63,7 @@ impl DirLock {
             .create(true)
             .truncate(false)
             .open(&path)?;
-        match crate::os::lock_whole_file(&file) {
+        match crate::util::os::lock_whole_file(&file) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(busy()),
             Err(e) => return Err(e.into()),

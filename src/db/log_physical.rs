@@ -15,8 +15,8 @@
 //! as a record with `checksum_ok: false`; its length may itself be damaged, so the rest of
 //! its block is dropped, as LevelDB does.
 
-use crate::crc32c;
 use crate::db::format::{LOG_BLOCK_SIZE, LOG_HEADER_SIZE, LOG_ZERO_TYPE};
+use crate::util::crc32c;
 
 /// One physical item of a log file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,10 +8,10 @@
 
 use std::io::{self, Write};
 
-use crate::crc32c;
 use crate::db::format::{
     LOG_BLOCK_SIZE, LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE,
 };
+use crate::util::crc32c;
 
 /// Appends records to a log.
 pub struct LogWriter<W: Write> {

@@ -8,9 +8,9 @@
 
 use std::cmp::Ordering;
 
-use crate::comparator::Comparator;
 use crate::db::write_batch::BatchRecord;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
+use crate::util::comparator::Comparator;
 
 /// Where a memtable entry came from: the log file number and the record's offset in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

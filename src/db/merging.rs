@@ -13,10 +13,10 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::comparator::Comparator;
 use crate::db::cursor::Cursor;
 use crate::error::Error;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
+use crate::util::comparator::Comparator;
 
 /// Merges sorted cursors into one sorted cursor, in either direction (as LevelDB's
 /// merger: turning around re-positions every other child next to the current key).

@@ -20,7 +20,6 @@
 use std::cmp::Ordering;
 
 use crate::block::BlockIter;
-use crate::comparator::Comparator;
 use crate::compress::CompressionProfile;
 use crate::db::damage::{Damage, DamageLog};
 use crate::error::{BlockKind, Error};
@@ -30,6 +29,7 @@ use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::salvage::{salvage_bytes, Salvaged};
 use crate::table::TableReader;
+use crate::util::comparator::Comparator;
 
 /// Where an entry of a table is: its data block, and its offset in the decompressed block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

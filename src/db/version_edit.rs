@@ -15,13 +15,13 @@
 //!   9 prev log number  varint64
 //! ```
 
-use crate::coding::{self, get_length_prefixed_slice, get_varint32, get_varint64};
 use crate::db::format::{
     NUM_LEVELS, TAG_COMPACT_POINTER, TAG_COMPARATOR, TAG_DELETED_FILE, TAG_LAST_SEQUENCE,
     TAG_LOG_NUMBER, TAG_NEW_FILE, TAG_NEXT_FILE_NUMBER, TAG_PREV_LOG_NUMBER,
     TAG_RETIRED_LARGE_VALUE_REF,
 };
 use crate::error::{Error, Result};
+use crate::util::coding::{self, get_length_prefixed_slice, get_varint32, get_varint64};
 
 /// A table added to a level.
 #[derive(Debug, Clone, PartialEq, Eq)]

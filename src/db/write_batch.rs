@@ -8,11 +8,11 @@
 //!
 //! The i-th record (from 0) gets sequence `sequence + i`.
 
-use crate::coding::{self, get_length_prefixed_slice};
 use crate::db::format::WRITE_BATCH_HEADER;
 use crate::error::{Error, Result};
 use crate::format::{TYPE_DELETION, TYPE_VALUE};
 use crate::internal_key::ValueType;
+use crate::util::coding::{self, get_length_prefixed_slice};
 
 /// One record of a batch, with its sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

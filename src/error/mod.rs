@@ -139,7 +139,7 @@ pub enum Error {
         /// The trailer's type byte.
         compression: u8,
         /// What the decompressor found.
-        reason: crate::decompress_error::DecompressError,
+        reason: crate::compress::DecompressError,
     },
     /// The block's restart array does not fit ("bad block contents").
     BadBlockContents {

@@ -17,7 +17,7 @@ use super::FilterPolicy;
 use crate::format::{
     BLOOM_HASH_SEED, BLOOM_MAX_K, BLOOM_MIN_BITS, BLOOM_POLICY_NAME, LEGACY_BLOOM_POLICY_NAME,
 };
-use crate::hash::{hash, hash_signed_tail};
+use crate::util::hash::{hash, hash_signed_tail};
 
 #[inline]
 fn bloom_hash(key: &[u8]) -> u32 {

@@ -5,6 +5,7 @@
 //! (a false positive). The policy's [`name`](FilterPolicy::name) is written into the metaindex
 //! (`"filter." + name`), and a reader only uses a filter whose name it knows.
 
+pub(crate) mod block;
 mod bloom;
 mod local;
 

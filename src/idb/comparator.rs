@@ -26,7 +26,7 @@ use super::coding::{
     cmp_keys, read_byte, read_prefix, read_string, read_varint, skip_key, KeyPrefix, PrefixKind,
 };
 use super::format::*;
-use crate::comparator::Comparator;
+use crate::util::comparator::Comparator;
 
 /// Chrome's IndexedDB comparator, `idb_cmp1`.
 #[derive(Debug, Clone, Copy, Default)]

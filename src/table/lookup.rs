@@ -1,6 +1,63 @@
-//! Point lookups: the index search, routing a key to its block and filter, `get`, `lookup`.
+//! Point lookups: one pipeline for every table, LevelDB's `Table::InternalGet`.
+//!
+//! ```text
+//! route:   index search -> data block (position, handle) -> filter: "may match"?  no: absent
+//! block:   the first of these that has it
+//!            1. the block's lookup record, which holds the block while the cache does
+//!            2. in place: an uncompressed block of a zero-copy source, with its directory
+//!            3. past the cache: a block the cache would turn away, read for this lookup
+//!               (a snappy block with a known outline decoded only up to the key)
+//!            4. the block cache or the file (the block then enters the cache)
+//! search:  the first entry >= the seek key in that block -> the caller's answer
+//! ```
+//!
+//! Plain tables look for the key itself; database tables (internal keys) for the newest
+//! version of the user key at a snapshot. Both take the same steps: only the seek key, the
+//! key the filter is asked about and the reading of the entry found differ ([`Probe`]).
+//! Steps 1 to 3 need the decoded index ([`ParsedIndex`]); without one (a comparator that is
+//! not bytewise-based) a lookup routes through the index block and goes to step 4.
 
 use super::*;
+
+/// What a point lookup looks for.
+pub(super) struct Probe<'k> {
+    /// The search's target: the first entry at or after it answers.
+    pub(super) seek: &'k [u8],
+    /// What the filter is asked about (the user key of a database table).
+    pub(super) filter: &'k [u8],
+    /// Only an entry equal to `seek` answers (plain tables): a block's search directory
+    /// may then answer instead of a search.
+    pub(super) exact: bool,
+}
+
+/// A block as a point lookup searches it: with its restart hints and its search directory,
+/// when it has them.
+#[derive(Clone, Copy)]
+pub(super) struct BlockView<'a> {
+    pub(super) block: &'a Block,
+    pub(super) hints: Option<&'a RestartHints>,
+    pub(super) dir: Option<&'a BlockDir>,
+}
+
+impl<'a> BlockView<'a> {
+    /// A block without search aids.
+    pub(super) fn bare(block: &'a Block) -> Self {
+        BlockView {
+            block,
+            hints: None,
+            dir: None,
+        }
+    }
+
+    /// A cached block with the aids its entry holds.
+    pub(super) fn of(entry: &'a CachedBlock) -> Self {
+        BlockView {
+            block: &entry.block,
+            hints: entry.hints.as_ref(),
+            dir: entry.dir.as_ref(),
+        }
+    }
+}
 
 impl<R: RandomAccess> TableReader<R> {
     /// The index decoded for searching, built on first use; `None` when the comparator is
@@ -17,18 +74,16 @@ impl<R: RandomAccess> TableReader<R> {
     }
 
     /// The handle of the data block that may hold `seek_key` (a table key), if any.
-    pub(super) fn index_lookup(
-        &self,
-        seek_key: &[u8],
-        scratch: &mut Vec<u8>,
-    ) -> Result<Option<BlockHandle>> {
+    pub(super) fn index_lookup(&self, seek_key: &[u8]) -> Result<Option<BlockHandle>> {
         if let Some(p) = self.parsed_index() {
             return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
         }
-        match self
+        let mut scratch = INDEX_SCRATCH.take();
+        let found = self
             .index
-            .seek_value_range(&*self.comparator, seek_key, scratch)?
-        {
+            .seek_value_range(&*self.comparator, seek_key, &mut scratch);
+        INDEX_SCRATCH.set(scratch);
+        match found? {
             None => Ok(None),
             Some(r) => {
                 let mut v = &self.index.data()[r];
@@ -42,52 +97,75 @@ impl<R: RandomAccess> TableReader<R> {
         }
     }
 
-    /// LevelDB's `InternalGet`: finds the first entry `>= seek_key`, consulting the filter
-    /// with `filter_key` before reading the block, and hands it to `f`.
+    /// The point-lookup pipeline (see the module docs): `f` runs on the first entry at or
+    /// after `probe.seek` in the data block the index routes it to, unless the filter rules
+    /// the block out. `Ok(None)`: no such entry (or, for an exact probe, none equal).
     pub(super) fn find<T, F: FnOnce(&[u8], &[u8]) -> T>(
         &self,
         opts: ReadOptions,
-        seek_key: &[u8],
-        filter_key: &[u8],
+        probe: &Probe<'_>,
         f: F,
     ) -> Result<Option<T>> {
-        let Some(Route {
-            pos,
-            lookup,
-            handle,
-            tp,
-        }) = self.route(seek_key, filter_key)?
-        else {
+        let Some(route) = self.route(probe.seek, probe.filter)? else {
             return Ok(None);
         };
-        let cmp = &*self.comparator;
-        let search = |block: &Block, hints: Option<&RestartHints>, f: &mut Option<_>| {
-            let mut key = SCRATCH.take();
-            let res = cache::seek_value_range(block, hints, cmp, seek_key, tp, &mut key)
-                .map(|r| r.and_then(|r| f.take().map(|f: F| f(&key, &block.data()[r]))));
-            SCRATCH.set(key);
-            res
-        };
         let mut f = Some(f);
-        let probe = match self.held_lookup(lookup, handle, |b, h| search(b, h, &mut f)) {
-            HeldLookup::Hit(r) => return r,
-            HeldLookup::Miss {
-                probe: false,
-                outline,
-            } => {
-                // Known not to be cached: perhaps not worth caching either (partial.rs).
-                let search = |b: &Block, f: &mut Option<F>| search(b, None, f);
-                let t = self
-                    .find_transient(lookup, handle, outline, opts, seek_key, tp, &mut f, search)?;
-                if let Some(r) = t {
-                    return Ok(r);
-                }
-                false
+        let search = |view: BlockView<'_>, f: &mut Option<F>| self.search(view, probe, route.tp, f);
+        // 1. The block the lookup record holds.
+        let (in_cache, outline) =
+            match self.held_lookup(route.lookup, route.handle, |view| search(view, &mut f)) {
+                HeldLookup::Hit(r) => return r,
+                HeldLookup::Miss { probe, outline } => (probe, outline),
+            };
+        // 2. In place (a directory answers only exact probes).
+        if probe.exact {
+            match self.find_in_place(&route, opts, probe.seek, &mut f)? {
+                InPlaceLookup::Done(r) => return Ok(r),
+                InPlaceLookup::Read(block) => return search(BlockView::bare(&block), &mut f),
+                InPlaceLookup::NotHere => {}
             }
-            HeldLookup::Miss { probe, .. } => probe,
-        };
-        let entry = self.load_for_lookup(pos, handle, opts, probe)?;
-        search(&entry.block, entry.hints.as_ref(), &mut f)
+        }
+        // 3. Past the cache, when the record knows the cache does not hold the block.
+        if !in_cache {
+            let r = self.find_transient(&route, outline, opts, probe.seek, &mut f, search)?;
+            if let Some(r) = r {
+                return Ok(r);
+            }
+        }
+        // 4. The block cache or the file.
+        let entry = self.load_for_lookup(route.pos, route.handle, opts, in_cache)?;
+        search(BlockView::of(&entry), &mut f)
+    }
+
+    /// The search step of [`find`](Self::find): `f` on the first entry at or after
+    /// `probe.seek` in `view` (`tp`: the decoded index's prefix of it), through the block's
+    /// restart hints when it has them; for an exact probe in a block with a search
+    /// directory, on the entry the directory finds equal to it.
+    #[inline]
+    pub(super) fn search<T, F: FnOnce(&[u8], &[u8]) -> T>(
+        &self,
+        view: BlockView<'_>,
+        probe: &Probe<'_>,
+        tp: u64,
+        f: &mut Option<F>,
+    ) -> Result<Option<T>> {
+        let block = view.block;
+        if let (Some(dir), true) = (view.dir, probe.exact) {
+            let Some(i) = dir.find_exact(probe.seek) else {
+                return Ok(None);
+            };
+            let p = dir.entry_offset(i);
+            // The directory was built from this block's decoded entries.
+            let r = block.value_at(p).ok_or_else(|| block.bad_entry(p))?;
+            return Ok(f.take().map(|f| f(probe.seek, &block.data()[r])));
+        }
+        let hints = view.hints.map(|h| (h, tp));
+        let mut key = SCRATCH.take();
+        let found = block
+            .seek(&*self.comparator, probe.seek, hints, &mut key)
+            .map(|r| r.and_then(|r| f.take().map(|f| f(&key, &block.data()[r]))));
+        SCRATCH.set(key);
+        found
     }
 
     /// Where a point lookup for `seek_key` (a table key) goes: the data block the index
@@ -110,7 +188,7 @@ impl<R: RandomAccess> TableReader<R> {
                 tp: p.key_prefix(seek_key),
             }));
         }
-        let Some(handle) = self.index_lookup_scratch(seek_key)? else {
+        let Some(handle) = self.index_lookup(seek_key)? else {
             return Ok(None);
         };
         let excluded = self
@@ -134,7 +212,7 @@ impl<R: RandomAccess> TableReader<R> {
         &self,
         lookup: Option<&BlockLookup>,
         handle: BlockHandle,
-        f: impl FnOnce(&Block, Option<&RestartHints>) -> T,
+        f: impl FnOnce(BlockView<'_>) -> T,
     ) -> HeldLookup<T> {
         let miss = |probe| HeldLookup::Miss {
             probe,
@@ -153,7 +231,11 @@ impl<R: RandomAccess> TableReader<R> {
                 // lock's release (an atomic read-modify-write, which waits for earlier
                 // stores) does not wait for it.
                 let refs = h.entry.references();
-                let r = f(&h.block, h.hints.as_ref());
+                let r = f(BlockView {
+                    block: &h.block,
+                    hints: h.hints.as_ref(),
+                    dir: None,
+                });
                 h.entry.mark_used(refs);
                 drop(slot);
                 cache.note_use(self.cache_id, handle.offset);
@@ -215,18 +297,6 @@ impl<R: RandomAccess> TableReader<R> {
         Ok(e)
     }
 
-    /// [`index_lookup`](Self::index_lookup) with thread-local scratch space (only used when
-    /// the index is searched as a block).
-    pub(super) fn index_lookup_scratch(&self, seek_key: &[u8]) -> Result<Option<BlockHandle>> {
-        if let Some(p) = self.parsed_index() {
-            return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
-        }
-        let mut scratch = INDEX_SCRATCH.take();
-        let res = self.index_lookup(seek_key, &mut scratch);
-        INDEX_SCRATCH.set(scratch);
-        res
-    }
-
     /// Whether the filter rules out `key` (a user key for internal tables) in the data
     /// block the index routes it to. `false` means a lookup would read that block.
     ///
@@ -240,8 +310,7 @@ impl<R: RandomAccess> TableReader<R> {
         } else {
             key
         };
-        let mut scratch = Vec::new();
-        let Some(handle) = self.index_lookup(seek_key, &mut scratch)? else {
+        let Some(handle) = self.index_lookup(seek_key)? else {
             return Ok(true);
         };
         Ok(self
@@ -257,120 +326,8 @@ impl<R: RandomAccess> TableReader<R> {
     /// # Errors
     /// If a block on the way cannot be read or is corrupt.
     pub fn get_into(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
-        value.clear();
-        if !self.internal {
-            return self.get_plain(key, opts, value);
-        }
-        let r = self.lookup_internal(key, MAX_SEQUENCE, opts, |v| value.extend_from_slice(v))?;
-        Ok(matches!(r, Some(ValueType::Value)))
-    }
-
-    /// [`get_into`](Self::get_into) for plain tables: through the cached block's search
-    /// directory when it has one, else by searching the block.
-    pub(super) fn get_plain(
-        &self,
-        key: &[u8],
-        opts: ReadOptions,
-        value: &mut Vec<u8>,
-    ) -> Result<bool> {
-        let Some(Route {
-            pos,
-            lookup,
-            handle,
-            tp,
-        }) = self.route(key, key)?
-        else {
-            return Ok(false);
-        };
-        let cmp = &*self.comparator;
-        let probe = match self.held_lookup(lookup, handle, |block, hints| {
-            Self::value_in_block(cmp, block, hints, key, tp, value)
-        }) {
-            HeldLookup::Hit(r) => return r,
-            HeldLookup::Miss { probe, .. } => probe,
-        };
-        let mut fresh = None;
-        let in_place = match lookup {
-            Some(l) if l.not_in_place.load(AtomicOrdering::Relaxed) => None,
-            _ => pos.and_then(|p| self.in_place_slot(p)),
-        };
-        if let Some(slot) = in_place {
-            match self.get_in_place(slot, handle, key, opts, value)? {
-                InPlaceLookup::Done(found) => return Ok(found),
-                InPlaceLookup::Read(block) => {
-                    fresh = Some(Arc::new(CachedBlock::new(block, None, false)));
-                }
-                InPlaceLookup::NotHere => {
-                    // A slot that was filled without a directory stays that way.
-                    if let (Some(l), Some(ip)) = (lookup, slot.get()) {
-                        if ip.dir.is_none() && ip.handle == handle {
-                            l.not_in_place.store(true, AtomicOrdering::Relaxed);
-                        }
-                    }
-                }
-            }
-        }
-        let entry = match fresh {
-            Some(e) => e,
-            None => self.load_for_lookup(pos, handle, opts, probe)?,
-        };
-        self.get_in_block(&entry, key, tp, value)
-    }
-
-    /// The value of `key` in a data block of a plain table, copied into `value`. `tp` is the
-    /// decoded index's prefix of `key` (used only with the entry's hints, which exist only
-    /// for tables with a decoded index).
-    #[inline]
-    pub(super) fn get_in_block(
-        &self,
-        entry: &CachedBlock,
-        key: &[u8],
-        tp: u64,
-        value: &mut Vec<u8>,
-    ) -> Result<bool> {
-        let block = &entry.block;
-        if let Some(dir) = &entry.dir {
-            let Some(i) = dir.find_exact(key) else {
-                return Ok(false);
-            };
-            let p = dir.entry_offset(i);
-            // ok: the directory was built from this block's decoded entries.
-            let r = block.value_at(p).ok_or_else(|| block.bad_entry(p))?;
-            value.extend_from_slice(&block.data()[r]);
-            return Ok(true);
-        }
-        Self::value_in_block(
-            &*self.comparator,
-            block,
-            entry.hints.as_ref(),
-            key,
-            tp,
-            value,
-        )
-    }
-
-    /// The value of `key` in `block` (searched through `hints` if any), copied into
-    /// `value`; whether it was found.
-    #[inline]
-    pub(super) fn value_in_block(
-        cmp: &dyn Comparator,
-        block: &Block,
-        hints: Option<&RestartHints>,
-        key: &[u8],
-        tp: u64,
-        value: &mut Vec<u8>,
-    ) -> Result<bool> {
-        let mut k = SCRATCH.take();
-        let found = match cache::seek_value_range(block, hints, cmp, key, tp, &mut k) {
-            Ok(Some(r)) if k == key => {
-                value.extend_from_slice(&block.data()[r]);
-                Ok(true)
-            }
-            Ok(_) => Ok(false),
-            Err(e) => Err(e),
-        };
-        SCRATCH.set(k);
-        found
+        let r = self.lookup_into(key, MAX_SEQUENCE, opts, value)?;
+        Ok(matches!(r, LookupKind::Found { .. }))
     }
 
     /// Looks up `key` with default [`ReadOptions`]; see [`get_into`](Self::get_into).
@@ -413,78 +370,55 @@ impl<R: RandomAccess> TableReader<R> {
     ) -> Result<LookupKind> {
         value.clear();
         if !self.internal {
-            return Ok(match self.get_into(key, opts, value)? {
-                true => LookupKind::Found {
+            let probe = Probe {
+                seek: key,
+                filter: key,
+                exact: true,
+            };
+            let cmp = &*self.comparator;
+            let found = self.find(opts, &probe, |k, v| {
+                let equal = cmp.compare(k, key) == Ordering::Equal;
+                if equal {
+                    value.extend_from_slice(v);
+                }
+                equal
+            })?;
+            return Ok(match found {
+                Some(true) => LookupKind::Found {
                     value: (),
                     sequence: None,
                 },
-                false => LookupKind::NotFound,
+                _ => LookupKind::NotFound,
             });
         }
-        let mut seq = 0;
-        let r = self.lookup_internal_seq(key, snapshot, opts, |v, s| {
-            value.extend_from_slice(v);
-            seq = s;
-        })?;
-        Ok(match r {
-            Some(ValueType::Value) => LookupKind::Found {
-                value: (),
-                sequence: Some(seq),
-            },
-            Some(ValueType::Deletion) => LookupKind::Deleted { sequence: seq },
-            None => LookupKind::NotFound,
-        })
-    }
-
-    pub(super) fn lookup_internal(
-        &self,
-        user_key: &[u8],
-        snapshot: u64,
-        opts: ReadOptions,
-        on_value: impl FnOnce(&[u8]),
-    ) -> Result<Option<ValueType>> {
-        self.lookup_internal_seq(user_key, snapshot, opts, |v, _| on_value(v))
-    }
-
-    pub(super) fn lookup_internal_seq(
-        &self,
-        user_key: &[u8],
-        snapshot: u64,
-        opts: ReadOptions,
-        on_value: impl FnOnce(&[u8], u64),
-    ) -> Result<Option<ValueType>> {
         let mut seek = SEEK_KEY.take();
-        internal_key::lookup_key(&mut seek, user_key, snapshot);
-        let user_cmp = &*self.user_comparator;
-        let r = self.lookup_seek(&seek, user_key, user_cmp, opts, on_value);
-        SEEK_KEY.set(seek);
-        r
-    }
-
-    pub(super) fn lookup_seek(
-        &self,
-        seek: &[u8],
-        user_key: &[u8],
-        user_cmp: &dyn Comparator,
-        opts: ReadOptions,
-        on_value: impl FnOnce(&[u8], u64),
-    ) -> Result<Option<ValueType>> {
-        let r = self.find(
+        internal_key::lookup_key(&mut seek, key, snapshot);
+        let probe = Probe {
+            seek: &seek,
+            filter: key,
+            exact: false,
+        };
+        let ucmp = &*self.user_comparator;
+        let found = self.find(
             opts,
-            seek,
-            user_key,
+            &probe,
             |k, v| match internal_key::parse_internal_key(k) {
-                Some(p) if user_cmp.compare(p.user_key, user_key) == Ordering::Equal => {
-                    if p.value_type == ValueType::Value {
-                        on_value(v, p.sequence);
-                    } else {
-                        on_value(&[], p.sequence);
+                Some(p) if ucmp.compare(p.user_key, key) == Ordering::Equal => match p.value_type {
+                    ValueType::Value => {
+                        value.extend_from_slice(v);
+                        Some(LookupKind::Found {
+                            value: (),
+                            sequence: Some(p.sequence),
+                        })
                     }
-                    Some(p.value_type)
-                }
+                    ValueType::Deletion => Some(LookupKind::Deleted {
+                        sequence: p.sequence,
+                    }),
+                },
                 _ => None,
             },
-        )?;
-        Ok(r.flatten())
+        );
+        SEEK_KEY.set(seek);
+        Ok(found?.flatten().unwrap_or(LookupKind::NotFound))
     }
 }

@@ -8,7 +8,7 @@ pub(super) fn read_metaindex<R: RandomAccess>(
     data_end: u64,
     rb: ReadBlockOptions,
 ) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
-    let contents = block_read::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
+    let contents = stored_block::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
     let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
     let mut it = block.iter(&BytewiseComparator);
     let mut out = Vec::new();
@@ -87,7 +87,7 @@ impl Readahead {
         handle: BlockHandle,
         data_end: u64,
     ) -> Result<Bytes> {
-        crate::format_decode::check_handle(handle, BlockKind::Data, data_end)?;
+        crate::format::footer::check_handle(handle, BlockKind::Data, data_end)?;
         // ok: check_handle proved offset + size + 5 <= data_end.
         let n = handle.size + format::BLOCK_TRAILER_LEN as u64;
         let inside =

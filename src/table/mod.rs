@@ -5,7 +5,8 @@
 //! first lookup: "filter.<name>" -> filter block (kept in memory), index decoded for search
 //! get:   index.seek(key) -> data-block handle
 //!        -> filter.key_may_match(handle.offset, key)?   no: not found, no block read
-//!        -> block cache or read_block -> block.seek(key)
+//!        -> the block (record, in place, past the cache, cache or file) -> block.seek(key)
+//!        (one pipeline for plain and database tables: lookup.rs)
 //! ```
 //!
 //! Tables written by a LevelDB database hold internal keys; [`TableReader`] detects them (or is
@@ -21,21 +22,21 @@ use std::sync::{Arc, OnceLock, RwLock, Weak};
 use bytes::Bytes;
 
 use crate::block::{Block, BlockOutline, RestartHints};
-use crate::block_read::{self, BlockContents, ReadBlockOptions};
-use crate::cache::{self, BlockCache, CachedBlock, SlotOwner};
-use crate::comparator::{BytewiseComparator, Comparator};
+use crate::cache::{BlockCache, CachedBlock, SlotOwner};
 use crate::error::{BlockKind, Error, Result};
+use crate::filter::block::{FilterBlockReader, FilterSpan};
 use crate::filter::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
-use crate::filter_block::{FilterBlockReader, FilterSpan};
+use crate::format::stored_block::{self, BlockContents, ReadBlockOptions, StoredBlock};
 use crate::format::{
     self, BlockHandle, Footer, BLOOM_POLICY_NAME, FILTER_META_PREFIX, FOOTER_LEN,
     LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
 };
-use crate::index_search::ParsedIndex;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::io::RandomAccess;
 use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
-use crate::search_dir::BlockDir;
+use crate::search::block_dir::BlockDir;
+use crate::search::index::ParsedIndex;
+use crate::util::comparator::{BytewiseComparator, Comparator};
 
 thread_local! {
     /// Scratch space for keys rebuilt during point lookups, so a warm `get` allocates nothing.
@@ -149,7 +150,7 @@ impl TableReader<Bytes> {
     #[allow(unsafe_code)]
     pub unsafe fn open_mmap(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {
         // SAFETY: the caller upholds `map_file`'s contract (this function's own).
-        let map = unsafe { crate::os::map_file(&File::open(path)?)? };
+        let map = unsafe { crate::util::os::map_file(&File::open(path)?)? };
         Self::open(map, opts)
     }
 }
@@ -188,7 +189,7 @@ impl<R: RandomAccess> TableReader<R> {
         };
         check_not_rocksdb(&metaindex)?;
         let index_contents =
-            block_read::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
+            stored_block::read_block(&file, footer.index, BlockKind::Index, footer_at, rb)?;
         let index = Block::new(index_contents.data, BlockKind::Index, footer.index)?;
 
         let mut table = TableReader {
@@ -307,8 +308,13 @@ impl<R: RandomAccess> TableReader<R> {
                 return (None, FilterStatus::Absent);
             };
             let kind = BlockKind::Filter;
-            match block_read::read_block(&self.file, *handle, kind, self.data_end(), self.meta_read)
-            {
+            match stored_block::read_block(
+                &self.file,
+                *handle,
+                kind,
+                self.data_end(),
+                self.meta_read,
+            ) {
                 Ok(c) => (
                     Some(FilterBlockReader::new(policy.clone(), c.data)),
                     FilterStatus::Used,
@@ -378,49 +384,6 @@ impl<R: RandomAccess> TableReader<R> {
         &self.file
     }
 
-    /// Reads and checks any block of the table, bypassing the cache.
-    ///
-    /// # Errors
-    /// As [`block_read::read_block`].
-    pub fn read_block_contents(
-        &self,
-        handle: BlockHandle,
-        kind: BlockKind,
-        verify_checksum: bool,
-    ) -> Result<BlockContents> {
-        let rb = ReadBlockOptions {
-            verify_checksum,
-            profile: self.profile,
-        };
-        block_read::read_block(&self.file, handle, kind, self.data_end(), rb)
-    }
-
-    /// The data block at `handle`, from the cache or the file.
-    ///
-    /// Only blocks whose checksum was verified are put into the cache, so a cached block
-    /// is always a verified block.
-    ///
-    /// # Errors
-    /// As [`block_read::read_block`] and [`Block::new`].
-    pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
-        self.read_data_block_ra(handle, opts, None)
-    }
-
-    /// [`read_data_block`](Self::read_data_block), serving file reads from `readahead` (and
-    /// refilling it with one large read) when given: a forward scan then costs one read per
-    /// window instead of one per block.
-    pub(crate) fn read_data_block_ra(
-        &self,
-        handle: BlockHandle,
-        opts: ReadOptions,
-        readahead: Option<&mut Readahead>,
-    ) -> Result<Block> {
-        Ok(self
-            .load_data_block(handle, opts, readahead, false, true, None)?
-            .block
-            .clone())
-    }
-
     // (point lookups: lookup.rs; per-block records: records.rs)
     /// Roughly where the data for `key` starts in the file (LevelDB's
     /// `ApproximateOffsetOf`): the offset of the data block the index routes `key` to, or the
@@ -464,21 +427,16 @@ impl<R: RandomAccess> TableReader<R> {
             None => Ok(out),
         }
     }
-
-    /// A shared, zero-copy view of a cached or freshly read data block's bytes.
-    ///
-    /// # Errors
-    /// As [`read_data_block`](Self::read_data_block).
-    pub fn data_block_bytes(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Bytes> {
-        Ok(self.read_data_block(handle, opts)?.data().clone())
-    }
 }
 
+pub(crate) mod iter;
 mod lookup;
 mod metaindex;
 mod partial;
 mod records;
+pub(crate) mod verify;
 
+use lookup::BlockView;
 pub(crate) use metaindex::Readahead;
 use metaindex::{check_not_rocksdb, list_too_long, read_metaindex, LIST_ENTRY_BYTES};
 use records::*;

@@ -8,8 +8,8 @@
 
 use super::*;
 use crate::block::OutlineError;
+use crate::compress::snappy_prefix::SnappyPrefix;
 use crate::compress::MAX_BLOCK_BYTES;
-use crate::snappy_prefix::SnappyPrefix;
 
 thread_local! {
     /// Where outlined blocks are decoded: reused, so that it stays in the CPU cache.
@@ -36,25 +36,24 @@ fn count(outlined: bool) {
 }
 
 impl<R: RandomAccess> TableReader<R> {
-    /// A lookup of `seek_key` (decoded-index prefix `tp`) in the block at `handle`, which
-    /// the cache does not hold, if the cache would not take it either: `Some` with the
-    /// answer (`f` run on the first entry `>= seek_key`, else `search` on the whole block),
-    /// `None` when the block is worth reading into the cache (the caller does that).
-    #[allow(clippy::too_many_arguments)] // the lookup's parts, as `find` holds them
+    /// Step 3 of a point lookup (`lookup.rs`): the block `route` leads to, which the cache
+    /// does not hold, if the cache would not take it either: `Some` with the answer (`f`
+    /// run on the first entry `>= seek_key`, through the block's outline when the record
+    /// keeps one, else `search` on the whole block), `None` when the block is worth reading
+    /// into the cache (the caller does that).
     pub(super) fn find_transient<T, F: FnOnce(&[u8], &[u8]) -> T>(
         &self,
-        lookup: Option<&BlockLookup>,
-        handle: BlockHandle,
+        route: &Route<'_>,
         outline: Option<BlockOutline>,
         opts: ReadOptions,
         seek_key: &[u8],
-        tp: u64,
         f: &mut Option<F>,
-        search: impl FnOnce(&Block, &mut Option<F>) -> Result<Option<T>>,
+        search: impl FnOnce(BlockView<'_>, &mut Option<F>) -> Result<Option<T>>,
     ) -> Result<Option<Option<T>>> {
         let Some(cache) = &self.cache else {
             return Ok(None);
         };
+        let handle = route.handle;
         // The block is read next whichever way the cache decides: its lines start coming
         // in while the cache decides (its own memory misses).
         if let Some(mem) = self.file.as_slice() {
@@ -63,7 +62,7 @@ impl<R: RandomAccess> TableReader<R> {
                 .checked_add(n + format::BLOCK_TRAILER_LEN)
                 .and_then(|end| mem.get(at..end))
             {
-                crate::os::prefetch_lines(b);
+                crate::util::os::prefetch_lines(b);
             }
         }
         let weight = outline.map_or(handle.size, |o| u64::from(o.len()));
@@ -73,11 +72,9 @@ impl<R: RandomAccess> TableReader<R> {
         // Used, though not cached: the admission policy counts it.
         cache.note_use(self.cache_id, handle.offset);
         let kind = BlockKind::Data;
-        let verify = opts.verify_checksums;
-        let (stored, compression) =
-            block_read::read_stored(&self.file, handle, kind, self.data_end(), verify)?;
-        if let (Some(o), format::COMPRESSION_SNAPPY) = (outline, compression) {
-            match self.seek_outlined(&o, &stored, seek_key, tp, f) {
+        let stored = self.stored_block(handle, kind, opts.verify_checksums)?;
+        if let (Some(o), format::COMPRESSION_SNAPPY) = (outline, stored.compression) {
+            match self.seek_outlined(&o, &stored.data, seek_key, route.tp, f) {
                 Err(OutlineError::Stale) => {}
                 Ok(r) => {
                     count(true);
@@ -87,7 +84,7 @@ impl<R: RandomAccess> TableReader<R> {
                     return Err(Error::Decompress {
                         kind,
                         handle,
-                        compression,
+                        compression: stored.compression,
                         reason,
                     })
                 }
@@ -101,13 +98,11 @@ impl<R: RandomAccess> TableReader<R> {
             }
         }
         // Into one of the cache's recycled buffers, back in the pool when the block drops.
-        let pool = Some(cache.pool());
-        let data =
-            block_read::decompress_stored(stored, compression, handle, kind, self.profile, pool)?;
+        let data = stored.decompress_in(Some(cache.pool()))?.data;
         let block = Block::new(data, kind, handle)?;
-        let r = search(&block, f)?;
+        let r = search(BlockView::bare(&block), f)?;
         count(false);
-        if let Some(l) = lookup {
+        if let Some(l) = route.lookup {
             if let Ok(mut slot) = l.slot.write() {
                 if matches!(*slot, Slot::Gone(None)) {
                     *slot = Slot::Gone(self.outline_of(&block));

@@ -110,9 +110,10 @@ pub(super) struct Route<'a> {
 }
 
 /// What a lookup through `in_place` did.
-pub(super) enum InPlaceLookup {
-    /// Answered: found (value copied) or not.
-    Done(bool),
+pub(super) enum InPlaceLookup<T> {
+    /// Answered: the caller's answer on the entry equal to the key, or `None` if the block
+    /// has no such entry.
+    Done(Option<T>),
     /// Read and verified the block, which has no directory: search it.
     Read(Block),
     /// The block is not kept in place: search it through the block cache.
@@ -129,6 +130,64 @@ pub(super) struct InPlace {
 }
 
 impl<R: RandomAccess> TableReader<R> {
+    /// The block at `handle` as stored (compressed or not), read past the cache, its
+    /// trailer checked, and its checksum if `verify`.
+    ///
+    /// # Errors
+    /// As [`StoredBlock::read`].
+    pub(crate) fn stored_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+    ) -> Result<StoredBlock> {
+        let rb = ReadBlockOptions {
+            verify_checksum: verify,
+            profile: self.profile,
+        };
+        StoredBlock::read(&self.file, handle, kind, self.data_end(), rb)
+    }
+
+    /// Reads and checks any block of the table, bypassing the cache.
+    ///
+    /// # Errors
+    /// As [`block_read::read_block`].
+    pub fn read_block_contents(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify_checksum: bool,
+    ) -> Result<BlockContents> {
+        self.stored_block(handle, kind, verify_checksum)?
+            .decompress()
+    }
+
+    /// The data block at `handle`, from the cache or the file.
+    ///
+    /// Only blocks whose checksum was verified are put into the cache, so a cached block
+    /// is always a verified block.
+    ///
+    /// # Errors
+    /// As [`block_read::read_block`] and [`Block::new`].
+    pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
+        self.read_data_block_ra(handle, opts, None)
+    }
+
+    /// [`read_data_block`](Self::read_data_block), serving file reads from `readahead` (and
+    /// refilling it with one large read) when given: a forward scan then costs one read per
+    /// window instead of one per block.
+    pub(crate) fn read_data_block_ra(
+        &self,
+        handle: BlockHandle,
+        opts: ReadOptions,
+        readahead: Option<&mut Readahead>,
+    ) -> Result<Block> {
+        Ok(self
+            .load_data_block(handle, opts, readahead, false, true, None)?
+            .block
+            .clone())
+    }
+
     /// The data block at `handle` as the cache holds it (with its search directory when it
     /// has one), from the cache or the file. Blocks read from a zero-copy source are used
     /// where they are, never through readahead. `for_lookup`: a point lookup reads the
@@ -173,32 +232,25 @@ impl<R: RandomAccess> TableReader<R> {
             Some(c) if opts.fill_cache => Some(c.pool()),
             _ => None,
         };
-        let mut read = |verify_checksum: bool| -> Result<BlockContents> {
-            let rb = ReadBlockOptions {
-                verify_checksum,
-                profile: self.profile,
-            };
-            Ok(match readahead.as_deref_mut() {
-                None => block_read::read_block_in(
-                    &self.file,
-                    handle,
-                    BlockKind::Data,
-                    self.data_end(),
-                    rb,
-                    pool,
-                )?,
+        let mut read = |verify: bool| -> Result<BlockContents> {
+            let stored = match readahead.as_deref_mut() {
+                None => self.stored_block(handle, BlockKind::Data, verify)?,
                 Some(ra) => {
                     let raw = ra.fetch(&self.file, handle, self.data_end())?;
-                    let mut c =
-                        block_read::decode_block_in(raw, handle, BlockKind::Data, rb, pool)?;
-                    if c.compression == format::COMPRESSION_NONE && to_cache {
+                    let rb = ReadBlockOptions {
+                        verify_checksum: verify,
+                        profile: self.profile,
+                    };
+                    let mut s = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb)?;
+                    if s.compression == format::COMPRESSION_NONE && to_cache {
                         // A slice of the window would keep the whole window alive in the
                         // cache.
-                        c.data = Bytes::copy_from_slice(&c.data);
+                        s.data = Bytes::copy_from_slice(&s.data);
                     }
-                    c
+                    s
                 }
-            })
+            };
+            stored.decompress_in(pool)
         };
         let contents = match read(opts.verify_checksums || to_cache) {
             Err(Error::ChecksumMismatch { .. }) if !opts.verify_checksums => read(false)?,
@@ -232,17 +284,28 @@ impl<R: RandomAccess> TableReader<R> {
         }
     }
 
-    /// A lookup of `key` in the data block at `handle` read in place from a zero-copy source
-    /// (see `in_place`). Only uncompressed blocks are read in place, and only with checksums
-    /// verified and cache filling on (so that what is kept was verified).
-    pub(super) fn get_in_place(
+    /// Step 2 of a point lookup (`lookup.rs`): `f` on the entry equal to `key` in the data
+    /// block `route` leads to, read in place from a zero-copy source (see `in_place`), found
+    /// through the block's search directory. Only uncompressed blocks are read in place,
+    /// and only with checksums verified and cache filling on (so that what is kept was
+    /// verified).
+    pub(super) fn find_in_place<T, F: FnOnce(&[u8], &[u8]) -> T>(
         &self,
-        slot: &OnceLock<InPlace>,
-        handle: BlockHandle,
-        key: &[u8],
+        route: &Route<'_>,
         opts: ReadOptions,
-        value: &mut Vec<u8>,
-    ) -> Result<InPlaceLookup> {
+        key: &[u8],
+        f: &mut Option<F>,
+    ) -> Result<InPlaceLookup<T>> {
+        let handle = route.handle;
+        if route
+            .lookup
+            .is_some_and(|l| l.not_in_place.load(AtomicOrdering::Relaxed))
+        {
+            return Ok(InPlaceLookup::NotHere);
+        }
+        let Some(slot) = route.pos.and_then(|p| self.in_place_slot(p)) else {
+            return Ok(InPlaceLookup::NotHere);
+        };
         let Some(mem) = self.file.as_slice() else {
             return Ok(InPlaceLookup::NotHere);
         };
@@ -260,19 +323,12 @@ impl<R: RandomAccess> TableReader<R> {
                     .and_then(|t| usize::try_from(t).ok());
                 if type_at.and_then(|t| mem.get(t)) != Some(&format::COMPRESSION_NONE) {
                     slot.get_or_init(|| InPlace { handle, dir: None });
+                    self.not_in_place(route, slot);
                     return Ok(InPlaceLookup::NotHere);
                 }
-                let rb = ReadBlockOptions {
-                    verify_checksum: true,
-                    profile: self.profile,
-                };
-                let c = block_read::read_block(
-                    &self.file,
-                    handle,
-                    BlockKind::Data,
-                    self.data_end(),
-                    rb,
-                )?;
+                let c = self
+                    .stored_block(handle, BlockKind::Data, true)?
+                    .decompress()?;
                 let block = Block::new(c.data, BlockKind::Data, handle)?;
                 let dir = BlockDir::build(&block);
                 let ip = slot.get_or_init(|| InPlace { handle, dir });
@@ -282,14 +338,12 @@ impl<R: RandomAccess> TableReader<R> {
                 ip
             }
         };
-        let Some(dir) = &ip.dir else {
+        let (Some(dir), true) = (&ip.dir, ip.handle == handle) else {
+            self.not_in_place(route, slot);
             return Ok(InPlaceLookup::NotHere);
         };
-        if ip.handle != handle {
-            return Ok(InPlaceLookup::NotHere);
-        }
         let Some(i) = dir.find_exact(key) else {
-            return Ok(InPlaceLookup::Done(false));
+            return Ok(InPlaceLookup::Done(None));
         };
         // The block was read (and verified) from these bytes, so its range is inside them.
         let start = usize::try_from(handle.offset).unwrap_or(usize::MAX);
@@ -298,15 +352,22 @@ impl<R: RandomAccess> TableReader<R> {
             .and_then(|end| mem.get(start..end));
         let p = dir.entry_offset(i);
         match block.and_then(|b| crate::block::value_range_in(b, p).map(|r| &b[r])) {
-            Some(v) => {
-                value.extend_from_slice(v);
-                Ok(InPlaceLookup::Done(true))
-            }
+            Some(v) => Ok(InPlaceLookup::Done(f.take().map(|f| f(key, v)))),
             None => Err(Error::BadEntry {
                 kind: BlockKind::Data,
                 handle,
                 entry_offset: p,
             }),
+        }
+    }
+
+    /// Marks the record of `route`'s block as not kept in place when its `in_place` slot was
+    /// filled without a directory: lookups then skip the slot (another cache line).
+    fn not_in_place(&self, route: &Route<'_>, slot: &OnceLock<InPlace>) {
+        if let (Some(l), Some(ip)) = (route.lookup, slot.get()) {
+            if ip.dir.is_none() && ip.handle == route.handle {
+                l.not_in_place.store(true, AtomicOrdering::Relaxed);
+            }
         }
     }
 
@@ -335,7 +396,7 @@ impl<R: RandomAccess> TableReader<R> {
                 // in 4 KiB pages nearly every lookup would also miss the TLB. Advised before
                 // the first write, so the pages are huge from the start.
                 #[cfg(target_os = "linux")]
-                crate::os::advise_huge_pages(records.spare_capacity_mut());
+                crate::util::os::advise_huge_pages(records.spare_capacity_mut());
                 records.extend((0..index.len()).map(|i| {
                     // ok: i < index.len().
                     let handle = index.handle(i).unwrap_or_default();

@@ -1,5 +1,5 @@
-//! Unit tests of lookups past the cache (`partial.rs`): through a block's outline, and by a
-//! whole decode the cache does not keep. Answers are checked against a model of the
+//! Unit tests of lookups past the cache (`partial.rs`), for database and plain tables: through
+//! a block's outline, and by a whole decode the cache does not keep. Answers are checked against a model of the
 //! table's versions, and the tests check that the path they are about ran.
 
 use std::collections::BTreeMap;
@@ -166,6 +166,50 @@ fn lookups_past_the_cache_answer_as_the_model() {
             );
         }
     }
+}
+
+/// Plain tables take the same path past the cache as database tables (one pipeline): a
+/// plain snappy table read through a cache of about two blocks answers every key and every
+/// absent neighbour as its model does, and most lookups went through an outline.
+#[test]
+fn plain_tables_take_the_same_path_past_the_cache() {
+    let n = 600;
+    let model: BTreeMap<Vec<u8>, Vec<u8>> = (0..n).map(|i| (user_key(i), value(i, 0))).collect();
+    let opts = Options::default()
+        .block_size(4096)
+        .compression(Compression::Snappy)
+        .bloom(10);
+    let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
+    for (k, v) in &model {
+        b.add(k, v).unwrap();
+    }
+    let bytes = b.finish().unwrap().0;
+    let ro = ReaderOptions::default()
+        .keys(KeyFormat::Plain)
+        .block_cache(Arc::new(BlockCache::new(2 * 4400)));
+    let t = TableReader::open(Shared(Arc::new(RwLock::new(bytes))), ro).unwrap();
+    assert!(t.data_block_handles().unwrap().len() > 10);
+    let before = transient_counts();
+    let mut x = 5u64;
+    let mut value_buf = Vec::new();
+    for _ in 0..3 * n {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let i = (x >> 33) as usize % n;
+        let k = user_key(i);
+        let found = t
+            .get_into(&k, ReadOptions::default(), &mut value_buf)
+            .unwrap();
+        assert!(found, "{k:?} not found");
+        assert_eq!(value_buf, model[&k], "value of {k:?}");
+        let mut absent = k.clone();
+        absent.push(b'!');
+        assert!(!t
+            .get_into(&absent, ReadOptions::default(), &mut value_buf)
+            .unwrap());
+    }
+    let after = transient_counts();
+    let outlined = after[0] - before[0];
+    assert!(outlined > n as u64, "outlined lookups: {outlined}");
 }
 
 /// A block damaged after its outline was made (the file changed under the reader): with

@@ -20,13 +20,13 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use std::thread;
 
-use crate::block_builder::BlockBuilder;
-use crate::comparator::Comparator;
+use crate::block::builder::BlockBuilder;
 use crate::compress::{self, Compression};
 use crate::error::{Error, Result};
-use crate::filter_block::FilterBlockBuilder;
+use crate::filter::block::FilterBlockBuilder;
 use crate::format::{self, BlockHandle, Footer, FILTER_META_PREFIX, INDEX_RESTART_INTERVAL};
 use crate::options::Options;
+use crate::util::comparator::Comparator;
 
 /// What a finished table holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,7 +73,9 @@ pub struct TableBuilder<W: Write> {
     pipeline: Option<Pipeline>,
 }
 
+pub(crate) mod file;
 mod pipeline;
+pub mod refilter;
 use pipeline::*;
 
 impl<W: Write> TableBuilder<W> {
@@ -317,14 +319,14 @@ impl<W: Write> TableBuilder<W> {
     fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
         let raw = block.finish();
         let res = stored_form(&mut self.compressor, self.compression, raw).and_then(|(c, id)| {
-            let trailer = crate::block_read::block_trailer(c, id);
+            let trailer = crate::format::stored_block::block_trailer(c, id);
             write_stored(&mut self.writer, &mut self.offset, c, &trailer)
         });
         res.map_err(|e| self.fail(e.into()))
     }
 
     fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
-        let trailer = crate::block_read::block_trailer(contents, compression);
+        let trailer = crate::format::stored_block::block_trailer(contents, compression);
         write_stored(&mut self.writer, &mut self.offset, contents, &trailer)
             .map_err(|e| self.fail(e.into()))
     }

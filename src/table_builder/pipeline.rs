@@ -106,9 +106,17 @@ pub(super) fn compress_blocks(
             Ok((c, id)) if id != format::COMPRESSION_NONE => {
                 out.clear();
                 out.extend_from_slice(c);
-                (true, crate::block_read::block_trailer(&out, id), None)
+                (
+                    true,
+                    crate::format::stored_block::block_trailer(&out, id),
+                    None,
+                )
             }
-            Ok((c, id)) => (false, crate::block_read::block_trailer(c, id), None),
+            Ok((c, id)) => (
+                false,
+                crate::format::stored_block::block_trailer(c, id),
+                None,
+            ),
             Err(e) => (false, [0; format::BLOCK_TRAILER_LEN], Some(e)),
         };
         let d = Done {

@@ -11,8 +11,8 @@ use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use crate::coding;
 use crate::error::{Error, Result};
+use crate::util::coding;
 
 /// An entry in the arena: where its key starts, the key's and value's lengths, and (while
 /// sorting) the 8 key bytes after the run's common prefix, big-endian.

@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::sync::mpsc;
 
 use super::arena::{key_cmp, Arena, Rec};
-use crate::coding;
 use crate::error::{Error, Result};
+use crate::util::coding;
 
 /// A spilled run being merged: its reader and its current entry.
 struct Run {

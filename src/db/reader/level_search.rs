@@ -20,10 +20,10 @@
 
 use std::cmp::Ordering;
 
-use crate::coding;
 use crate::db::version::FileMeta;
-use crate::index_search::prefix_map;
 use crate::internal_key;
+use crate::search::index::prefix_map;
+use crate::util::coding;
 
 /// The search aid of one level (see the module documentation).
 pub(super) struct LevelSearch {

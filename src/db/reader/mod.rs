@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::BlockCache;
-use crate::comparator::{BytewiseComparator, Comparator};
 use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableSource};
 use crate::db::damage::{Damage, DamageLog};
 use crate::db::filename::{self, FileKind};
@@ -34,6 +33,7 @@ use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::LookupKind;
+use crate::util::comparator::{BytewiseComparator, Comparator};
 
 /// How a database is opened.
 #[derive(Clone)]

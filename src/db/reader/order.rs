@@ -19,7 +19,6 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::comparator::{BytewiseComparator, Comparator};
 use crate::db::damage::DamageLog;
 use crate::db::format::BYTEWISE_COMPARATOR_NAME;
 use crate::db::salvage_table::{FoundTable, SkipIter};
@@ -28,6 +27,7 @@ use crate::idb::{is_well_formed, key_prefix, IdbComparator, PrefixKind};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::TableReader;
+use crate::util::comparator::{BytewiseComparator, Comparator};
 
 use super::{builtin_comparator, in_file};
 

@@ -93,7 +93,7 @@ impl Db {
             {
                 // SAFETY: `Db::open_mmap`'s caller promised the tables are not changed in place.
                 #[allow(unsafe_code)]
-                let map = unsafe { crate::os::map_file(&file) };
+                let map = unsafe { crate::util::os::map_file(&file) };
                 Box::new(map.map_err(|err| in_file(name, err.into()))?)
             }
             #[cfg(not(feature = "mmap"))]

@@ -22,8 +22,8 @@
 use std::cmp::Ordering;
 
 use crate::block::Block;
-use crate::comparator::Comparator;
 use crate::format::{BlockHandle, INTERNAL_TAG_LEN};
+use crate::util::comparator::Comparator;
 
 /// Prefixes per group of the two-level search.
 const GROUP: usize = 32;

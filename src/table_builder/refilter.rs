@@ -20,13 +20,13 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::block::builder::BlockBuilder;
 use crate::block::Block;
-use crate::block_builder::BlockBuilder;
-use crate::block_read::{self, ReadBlockOptions};
 use crate::compress::CompressionProfile;
 use crate::error::{BlockKind, Error, Result};
+use crate::filter::block::FilterBlockBuilder;
 use crate::filter::FilterPolicy;
-use crate::filter_block::FilterBlockBuilder;
+use crate::format::stored_block::{ReadBlockOptions, StoredBlock};
 use crate::format::{BlockHandle, Footer, BLOCK_TRAILER_LEN, COMPRESSION_NONE, FILTER_META_PREFIX};
 use crate::internal_key::InternalFilterPolicy;
 use crate::io::RandomAccess;
@@ -125,7 +125,7 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
         }
         // Every block must lie inside the file before the footer (a read is never asked
         // for more than the file holds).
-        crate::format_decode::check_handle(handle, BlockKind::Data, table.data_end())?;
+        crate::format::footer::check_handle(handle, BlockKind::Data, table.data_end())?;
         at = handle.offset + handle.size + BLOCK_TRAILER_LEN as u64;
         handles.push(handle);
         idx.next();
@@ -184,7 +184,10 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
             size: block.len() as u64,
         };
         out.write_all(block)?;
-        out.write_all(&crate::block_read::block_trailer(block, COMPRESSION_NONE))?;
+        out.write_all(&crate::format::stored_block::block_trailer(
+            block,
+            COMPRESSION_NONE,
+        ))?;
         *at += (block.len() + BLOCK_TRAILER_LEN) as u64;
         Ok(h)
     };
@@ -283,7 +286,7 @@ impl ChunkKeys {
             verify_checksum: true,
             profile,
         };
-        let c = block_read::decode_block_in(raw, handle, BlockKind::Data, rb, None)?;
+        let c = StoredBlock::from_raw(raw, handle, BlockKind::Data, rb)?.decompress()?;
         let block = Block::new(c.data, BlockKind::Data, handle)?;
         let data = block.data();
         // The previous key of this block (empty before the first).

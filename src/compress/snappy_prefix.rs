@@ -22,7 +22,7 @@
 //! offset < len repeats a pattern)
 //! ```
 
-use crate::decompress_error::DecompressError;
+use crate::compress::DecompressError;
 
 /// Spare bytes after the uncompressed length in the output buffer: short literals and copies
 /// move 16 bytes at a time and may write up to 15 bytes past their end (bytes a later

@@ -4,12 +4,13 @@
 use std::cmp::Ordering;
 
 use crate::block::Block;
-use crate::comparator::BytewiseComparator;
 use crate::error::{BlockKind, Error};
+use crate::format::stored_block::StoredBlock;
 use crate::format::BlockHandle;
 use crate::internal_key;
 use crate::io::RandomAccess;
 use crate::table::{FilterStatus, TableReader};
+use crate::util::comparator::BytewiseComparator;
 
 /// Most problems a report keeps (later ones are only counted).
 const MAX_PROBLEMS: usize = 1000;
@@ -75,13 +76,19 @@ impl<R: RandomAccess> TableReader<R> {
             (footer.metaindex, BlockKind::Metaindex),
             (footer.index, BlockKind::Index),
         ] {
-            if let Err(e) = self.read_block_contents(handle, kind, true) {
+            if let Err(e) = self
+                .stored_block(handle, kind, true)
+                .and_then(StoredBlock::decompress)
+            {
                 meta_problems += 1;
                 report.push(e);
             }
         }
         if let Some(h) = self.filter_handle() {
-            if let Err(e) = self.read_block_contents(h, BlockKind::Filter, true) {
+            if let Err(e) = self
+                .stored_block(h, BlockKind::Filter, true)
+                .and_then(StoredBlock::decompress)
+            {
                 meta_problems += 1;
                 report.push(e);
             }
@@ -133,7 +140,8 @@ impl<R: RandomAccess> TableReader<R> {
                 None => prev_sep = Some(sep.clone()),
             }
             let block = match self
-                .read_block_contents(*handle, BlockKind::Data, true)
+                .stored_block(*handle, BlockKind::Data, true)
+                .and_then(StoredBlock::decompress)
                 .and_then(|c| Block::new(c.data, BlockKind::Data, *handle))
             {
                 Ok(b) => b,

@@ -1,9 +1,9 @@
 //! Decoding the footer and checking block handles, with errors that say what is wrong and
 //! where (the byte layouts and constants are in `format.rs`, which knows nothing of errors).
 
-use crate::coding;
 use crate::error::{BlockKind, Error, Result, RocksDbFormat};
 use crate::format::{self, BlockHandle, Footer, FOOTER_LEN, TABLE_MAGIC};
+use crate::util::coding;
 
 impl Footer {
     /// Decodes the last 48 bytes of a table of `file_size` bytes whose footer is `buf`.
@@ -57,7 +57,7 @@ fn truncated_by(footer: &[u8; FOOTER_LEN]) -> Option<u64> {
 fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_size: u64) -> Error {
     let version = || {
         let at = FOOTER_LEN - format::ROCKSDB_FOOTER_VERSION_FROM_END;
-        Some(crate::coding::decode_fixed32(&footer[at..at + 4]))
+        Some(crate::util::coding::decode_fixed32(&footer[at..at + 4]))
     };
     match magic {
         format::ROCKSDB_BLOCK_BASED_MAGIC => Error::RocksDb {

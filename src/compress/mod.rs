@@ -15,7 +15,12 @@
 //! of its input that the codec cannot exceed, and by [`MAX_BLOCK_BYTES`], so a hostile block
 //! cannot make us allocate without limit.
 
-use crate::block_buf::BlockBuf;
+mod pool;
+pub(crate) mod snappy_prefix;
+
+pub(crate) use pool::{BlockBuf, BufferPool};
+
+use std::fmt;
 
 use crate::format::{
     COMPRESSION_ID2_ZSTD_OR_ZLIB, COMPRESSION_MOJANG_RAW_DEFLATE, COMPRESSION_MOJANG_ZSTD,
@@ -74,7 +79,30 @@ impl Compression {
     }
 }
 
-pub use crate::decompress_error::DecompressError;
+/// Why a block did not decompress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecompressError {
+    /// The type byte names no codec we know ("bad block type").
+    UnknownType,
+    /// The codec is known but was compiled out (cargo feature off).
+    Unsupported(&'static str),
+    /// The stated uncompressed length is missing, absurd or over the bound.
+    BadLength(&'static str),
+    /// The compressed bytes are not valid for the codec.
+    BadContents(&'static str),
+}
+
+impl fmt::Display for DecompressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecompressError::UnknownType => f.write_str("bad block type"),
+            DecompressError::Unsupported(c) => write!(f, "{c} support not compiled in"),
+            DecompressError::BadLength(c) => write!(f, "corrupted {c} compressed block length"),
+            DecompressError::BadContents(c) => write!(f, "corrupted {c} compressed block contents"),
+        }
+    }
+}
 
 /// Human name of a compression id as `profile` reads it (for `sst blocks` and errors).
 pub fn name(id: u8, data: &[u8], profile: CompressionProfile) -> &'static str {

@@ -18,9 +18,9 @@
 
 use std::sync::Arc;
 
-use crate::coding;
 use crate::filter::FilterPolicy;
 use crate::format::FILTER_BASE_LG;
+use crate::util::coding;
 
 /// Builds a filter block. Call protocol: `(start_block add_key*)* finish`, with
 /// non-decreasing block offsets.

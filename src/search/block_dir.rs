@@ -246,8 +246,8 @@ impl BlockDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::block_builder::BlockBuilder;
-    use crate::comparator::BytewiseComparator;
+    use crate::block::builder::BlockBuilder;
+    use crate::util::comparator::BytewiseComparator;
 
     fn block_of(keys: &[&[u8]], restart: usize) -> Block {
         let mut b = BlockBuilder::new(restart);

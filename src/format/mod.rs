@@ -21,7 +21,10 @@
 //! Every format constant of the crate lives in this module, each with the place in LevelDB
 //! (or the other writer) that defines it.
 
-use crate::coding;
+use crate::util::coding;
+
+pub(crate) mod footer;
+pub(crate) mod stored_block;
 
 /// Table magic number: `kTableMagicNumber` in LevelDB's `table/format.h` (the first 64 bits of
 /// the SHA-1 of `http://code.google.com/p/leveldb/`). Also RocksDB's legacy block-based magic.
