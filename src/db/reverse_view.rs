@@ -16,12 +16,12 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::comparator::Comparator;
 use crate::db::cursor::Cursor;
 use crate::db::merging::MergingCursor;
 use crate::error::Error;
 use crate::format::MAX_SEQUENCE;
 use crate::internal_key::{self, ValueType};
+use crate::util::comparator::Comparator;
 
 /// The live view of a merged cursor at snapshot `sequence`, read from the last user key to
 /// the first.

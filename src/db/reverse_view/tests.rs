@@ -7,13 +7,13 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use super::*;
-use crate::comparator::BytewiseComparator;
 use crate::db::cursor::MemCursor;
 use crate::db::memtable::{MemTable, Origin};
 use crate::db::merging::ViewCursor;
 use crate::db::write_batch::BatchRecord;
 use crate::db::{Db, DbOptions};
 use crate::internal_key::InternalKeyComparator;
+use crate::util::comparator::BytewiseComparator;
 
 /// One version: (user key, sequence, is a value, value).
 type Version = (Vec<u8>, u64, bool, Vec<u8>);
