@@ -20,7 +20,7 @@
 use super::cursor::Cursor;
 use super::error::{ValueError, ValueErrorKind};
 use super::format::{crypto, host_tag as tag};
-use super::host::{lookup, other, usages, HostField, HostObject};
+use super::host_object::{lookup, other, usages, HostField, HostObject};
 
 /// A CryptoKey after its tag.
 pub(crate) fn read_crypto_key<'a>(c: &mut Cursor<'a>) -> Result<HostObject<'a>, ValueError> {

@@ -36,6 +36,7 @@ pub mod format;
 mod frame;
 mod host;
 mod host_media;
+mod host_object;
 mod keys;
 mod leaf;
 mod number;
@@ -44,7 +45,7 @@ mod strings;
 mod value;
 
 pub use error::{ValueError, ValueErrorKind};
-pub use host::{FileInfo, HostField, HostObject};
+pub use host_object::{FileInfo, HostField, HostObject};
 pub use number::{bigint_to_decimal, js_number_to_string, write_js_number};
 pub use ssv::{decode, decode_v8};
 pub use strings::{JsStr, Units};

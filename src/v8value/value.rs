@@ -6,7 +6,7 @@
 //! itself (a cycle) or appears twice is held once, and [`Value::Object`] points at it.
 //! Strings and buffers borrow from the bytes that were decoded.
 
-use super::host::HostObject;
+use super::host_object::HostObject;
 use super::strings::JsStr;
 
 /// The id V8 gave an object: its place in [`Decoded::objects`].
