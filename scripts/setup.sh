@@ -26,10 +26,13 @@ apt_needs=(
   "redis-server:command -v redis-server"
   "redis-tools:command -v redis-cli"
   "python3:command -v python3"
+  "python3-venv:python3 -c 'import ensurepip, venv'"
 )
 # Python packages: "pip-name:import-name".
 pip_needs=(
   "plyvel:plyvel"
+  "maturin:maturin"
+  "pytest:pytest"
 )
 
 if [ "${1:-}" = build ]; then

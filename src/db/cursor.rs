@@ -44,6 +44,29 @@ pub trait Cursor {
     fn take_error(&mut self) -> Option<Error> {
         None
     }
+    /// Whether the cursor also moves backward ([`seek_to_last`](Self::seek_to_last),
+    /// [`seek_before`](Self::seek_before), [`prev`](Self::prev)). Cursors that do not
+    /// (the default) are never moved backward: a merge that would stops with an error.
+    fn can_reverse(&self) -> bool {
+        false
+    }
+    /// Moves to the last entry (only called when [`can_reverse`](Self::can_reverse)).
+    fn seek_to_last(&mut self) {}
+    /// Moves to the last entry before internal key `target` (strictly less; only called
+    /// when [`can_reverse`](Self::can_reverse)).
+    fn seek_before(&mut self, _target: &[u8]) {}
+    /// Moves to the previous entry (only when valid, and only called when
+    /// [`can_reverse`](Self::can_reverse)).
+    fn prev(&mut self) {}
+}
+
+/// The error of a cursor asked to move backward that cannot.
+pub(crate) fn cannot_reverse() -> Error {
+    Error::InvalidArgument(
+        "reading backward is not supported under salvage (tables are walked forward, past \
+         their damage): read forward"
+            .into(),
+    )
 }
 
 /// Cursor over a memtable.
@@ -80,6 +103,25 @@ impl Cursor for MemCursor<'_> {
     }
     fn error(&self) -> Option<&Error> {
         None
+    }
+    fn can_reverse(&self) -> bool {
+        true
+    }
+    fn seek_to_last(&mut self) {
+        // An empty memtable leaves `i` at 0 = len: not valid.
+        self.i = self.mem.len().saturating_sub(1);
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        self.i = match self.mem.lower_bound(target) {
+            0 => self.mem.len(),
+            i => i - 1,
+        };
+    }
+    fn prev(&mut self) {
+        self.i = match self.i {
+            0 => self.mem.len(),
+            i => i - 1,
+        };
     }
 }
 
@@ -200,6 +242,48 @@ impl Cursor for TableCursor<'_> {
             Inner::Found { .. } => None,
         }
     }
+    fn can_reverse(&self) -> bool {
+        // The salvage walk goes forward only.
+        !matches!(self.inner, Inner::Skip(_))
+    }
+    fn seek_to_last(&mut self) {
+        match &mut self.inner {
+            Inner::Iter(it) => it.seek_to_last(),
+            Inner::Skip(_) => {}
+            Inner::Found { table, i, .. } => *i = table.entries().len().saturating_sub(1),
+        }
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        match &mut self.inner {
+            Inner::Iter(it) => {
+                it.seek(target);
+                if it.valid() {
+                    it.prev();
+                } else if it.status().is_ok() {
+                    it.seek_to_last();
+                }
+            }
+            Inner::Skip(_) => {}
+            Inner::Found { table, cmp, i } => {
+                *i = match table.lower_bound(cmp, target) {
+                    0 => table.entries().len(),
+                    n => n - 1,
+                }
+            }
+        }
+    }
+    fn prev(&mut self) {
+        match &mut self.inner {
+            Inner::Iter(it) => it.prev(),
+            Inner::Skip(_) => {}
+            Inner::Found { table, i, .. } => {
+                *i = match *i {
+                    0 => table.entries().len(),
+                    n => n - 1,
+                }
+            }
+        }
+    }
 }
 
 /// Gives the tables of a database by file number (opened on first use).
@@ -282,6 +366,43 @@ impl<'a> LevelCursor<'a> {
         }
         self.index = self.files.len();
     }
+
+    /// Opens file `index` positioned before `target` (or at its end), then earlier files
+    /// from their end while the cursor is not on an entry.
+    fn open_back_from(&mut self, index: usize, target: Option<&[u8]>) {
+        self.current = None;
+        let mut i = index.min(self.files.len());
+        let mut target = target;
+        while i > 0 {
+            i -= 1;
+            let number = self.files[i].number;
+            let mut c = match self.source.cursor(number, self.opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.err = Some(e);
+                    break;
+                }
+            };
+            if !c.can_reverse() {
+                self.err = Some(in_table(number, cannot_reverse()));
+                break;
+            }
+            match target.take() {
+                Some(k) => c.seek_before(k),
+                None => c.seek_to_last(),
+            }
+            if let Some(e) = c.take_error() {
+                self.err = Some(in_table(number, e));
+                break;
+            }
+            if c.valid() {
+                self.index = i;
+                self.current = Some(c);
+                return;
+            }
+        }
+        self.index = self.files.len();
+    }
 }
 
 /// An error of table `number`, naming it.
@@ -337,5 +458,41 @@ impl Cursor for LevelCursor<'_> {
     }
     fn take_error(&mut self) -> Option<Error> {
         self.err.take()
+    }
+    fn can_reverse(&self) -> bool {
+        // Each table is checked as it is opened (an error names one that cannot).
+        true
+    }
+    fn seek_to_last(&mut self) {
+        self.err = None;
+        self.open_back_from(self.files.len(), None);
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        self.err = None;
+        // The first file whose largest key is >= target holds the entries just before it
+        // (or none, then the files before it do).
+        let i = self
+            .files
+            .partition_point(|f| self.cmp.compare(&f.largest, target) == Ordering::Less);
+        if i < self.files.len() {
+            self.open_back_from(i + 1, Some(target));
+        } else {
+            self.open_back_from(i, None);
+        }
+    }
+    fn prev(&mut self) {
+        let Some(c) = self.current.as_mut() else {
+            return;
+        };
+        c.prev();
+        if let Some(e) = c.take_error() {
+            let n = self.files.get(self.index).map_or(0, |f| f.number);
+            self.err = Some(in_table(n, e));
+            self.current = None;
+            return;
+        }
+        if !c.valid() {
+            self.open_back_from(self.index, None);
+        }
     }
 }

@@ -18,11 +18,16 @@ use crate::error::Error;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::util::comparator::Comparator;
 
-/// Merges sorted cursors into one sorted cursor.
+/// Merges sorted cursors into one sorted cursor, in either direction (as LevelDB's
+/// merger: turning around re-positions every other child next to the current key).
 pub struct MergingCursor<'a> {
     children: Vec<Box<dyn Cursor + 'a>>,
     cmp: InternalKeyComparator,
     current: Option<usize>,
+    /// Whether the last move went backward (`seek_to_last`, `seek_before`, `prev`).
+    backward: bool,
+    /// A child asked to move backward that cannot.
+    err: Option<Error>,
 }
 
 impl<'a> MergingCursor<'a> {
@@ -32,7 +37,41 @@ impl<'a> MergingCursor<'a> {
             children,
             cmp,
             current: None,
+            backward: false,
+            err: None,
         }
+    }
+
+    /// The internal-key order of the merge.
+    pub fn comparator(&self) -> &InternalKeyComparator {
+        &self.cmp
+    }
+
+    /// Whether every child moves backward; if not, the merge stops with an error.
+    fn check_reverse(&mut self) -> bool {
+        if self.err.is_none() && !self.children.iter().all(|c| c.can_reverse()) {
+            self.err = Some(crate::db::cursor::cannot_reverse());
+        }
+        self.err.is_none()
+    }
+
+    /// The largest valid child; ties go to the later child.
+    fn find_largest(&mut self) {
+        let mut best: Option<usize> = None;
+        for (i, c) in self.children.iter().enumerate().rev() {
+            if !c.valid() {
+                continue;
+            }
+            best = match best {
+                Some(b)
+                    if self.cmp.compare(c.key(), self.children[b].key()) != Ordering::Greater =>
+                {
+                    Some(b)
+                }
+                _ => Some(i),
+            };
+        }
+        self.current = best;
     }
 
     /// The smallest valid child; ties go to the earlier child (newer data comes first in
@@ -59,22 +98,85 @@ impl Cursor for MergingCursor<'_> {
         self.current.is_some() && self.error().is_none()
     }
     fn seek_to_first(&mut self) {
+        self.backward = false;
+        self.err = None;
         for c in &mut self.children {
             c.seek_to_first();
         }
         self.find_smallest();
     }
     fn seek(&mut self, target: &[u8]) {
+        self.backward = false;
+        self.err = None;
         for c in &mut self.children {
             c.seek(target);
         }
         self.find_smallest();
     }
     fn next(&mut self) {
-        if let Some(i) = self.current {
-            self.children[i].next();
-            self.find_smallest();
+        let Some(i) = self.current else {
+            return;
+        };
+        if self.backward {
+            // Every other child moves to its first entry after the current key.
+            let key = self.children[i].key().to_vec();
+            for (j, c) in self.children.iter_mut().enumerate() {
+                if j != i {
+                    c.seek(&key);
+                    if c.valid() && self.cmp.compare(&key, c.key()) == Ordering::Equal {
+                        c.next();
+                    }
+                }
+            }
+            self.backward = false;
         }
+        self.children[i].next();
+        self.find_smallest();
+    }
+    fn can_reverse(&self) -> bool {
+        // A child that cannot is reported as an error when the merge turns back.
+        true
+    }
+    fn seek_to_last(&mut self) {
+        self.backward = true;
+        self.current = None;
+        if self.check_reverse() {
+            for c in &mut self.children {
+                c.seek_to_last();
+            }
+            self.find_largest();
+        }
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        self.backward = true;
+        self.current = None;
+        if self.check_reverse() {
+            for c in &mut self.children {
+                c.seek_before(target);
+            }
+            self.find_largest();
+        }
+    }
+    fn prev(&mut self) {
+        let Some(i) = self.current else {
+            return;
+        };
+        if !self.backward {
+            if !self.check_reverse() {
+                self.current = None;
+                return;
+            }
+            // Every other child moves to its last entry before the current key.
+            let key = self.children[i].key().to_vec();
+            for (j, c) in self.children.iter_mut().enumerate() {
+                if j != i {
+                    c.seek_before(&key);
+                }
+            }
+            self.backward = true;
+        }
+        self.children[i].prev();
+        self.find_largest();
     }
     fn key(&self) -> &[u8] {
         self.current.map_or(&[], |i| self.children[i].key())
@@ -85,10 +187,14 @@ impl Cursor for MergingCursor<'_> {
     fn error(&self) -> Option<&Error> {
         // A child that stopped on an error stops the merge: entries after it could be
         // missing, and a view without them would be silently wrong.
-        self.children.iter().find_map(|c| c.error())
+        self.err
+            .as_ref()
+            .or_else(|| self.children.iter().find_map(|c| c.error()))
     }
     fn take_error(&mut self) -> Option<Error> {
-        self.children.iter_mut().find_map(|c| c.take_error())
+        self.err
+            .take()
+            .or_else(|| self.children.iter_mut().find_map(|c| c.take_error()))
     }
 }
 
@@ -112,7 +218,7 @@ pub struct ViewCursor<'a> {
 impl<'a> ViewCursor<'a> {
     /// The view of `inner` at `snapshot`.
     pub fn new(inner: MergingCursor<'a>, snapshot: u64) -> Self {
-        let user = inner.cmp.user_comparator().clone();
+        let user = inner.comparator().user_comparator().clone();
         ViewCursor {
             inner,
             snapshot,
@@ -175,6 +281,11 @@ impl<'a> ViewCursor<'a> {
     /// The error that stopped the view, if any.
     pub fn error(&self) -> Option<&Error> {
         self.inner.error()
+    }
+
+    /// Takes the error that stopped the view, if any (to return it, owned).
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.inner.take_error()
     }
 
     /// From the inner cursor's position, finds the next user key whose newest visible

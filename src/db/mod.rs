@@ -6,11 +6,13 @@
 //! `log_writer`, `write_batch`, `version_edit`, `filename` (one file format each) ->
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
-//! view) -> `reader` ([`Db`], the read-only database) and `records` (every record of every
-//! file, for forensics). For writers: `lock` (the directory's LOCK, as LevelDB holds it),
-//! `compaction` and `bulk`.
+//! view; `reverse_view`, the same read backward) -> `reader` ([`Db`], the read-only
+//! database), `records` (every record of every file, for forensics) and `chrome` (Chrome's
+//! IndexedDB names and values, sessionStorage maps, read through a `Db`). For writers:
+//! `lock` (the directory's LOCK, as LevelDB holds it), `compaction` and `bulk`.
 
 pub mod bulk;
+pub mod chrome;
 pub mod compaction;
 pub mod cursor;
 pub mod damage;
@@ -25,6 +27,7 @@ pub mod memtable;
 pub mod merging;
 pub mod reader;
 pub mod records;
+pub mod reverse_view;
 pub mod salvage_table;
 pub mod version;
 pub mod version_edit;

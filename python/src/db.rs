@@ -1,0 +1,322 @@
+//! `Db`: a LevelDB directory opened read-only (the library's `db::Db`): point lookups, the
+//! live view scanned in batches, every record with where it is, what the directory holds.
+//! Nothing is written and no LOCK is taken, so a directory another process holds open
+//! reads the same.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use leveldb_table::db::chrome::{idb_blob_dir, idb_catalog};
+use leveldb_table::db::reverse_view::ReverseView;
+use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
+use leveldb_table::idb::Catalog;
+use leveldb_table::Comparator;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::chrome::{Area, IdbContext, IdbIter, StorageIter};
+use crate::errors::IntoPy;
+use crate::info;
+use crate::records::RecordIter;
+use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+
+/// A LevelDB database directory, opened read-only.
+#[pyclass(module = "leveldb_table._native", name = "Db", frozen)]
+pub struct PyDb {
+    /// `None` once closed.
+    db: Mutex<Option<Arc<Db>>>,
+    path: PathBuf,
+}
+
+impl PyDb {
+    fn storage(&self, area: Area) -> PyResult<StorageIter> {
+        let db = self.db()?;
+        let view = DbView {
+            db: db.clone(),
+            snapshot: db.last_sequence(),
+        };
+        let batches = Batches::new(Box::new(view), Bounds::default());
+        Ok(StorageIter::new(&db, area, batches))
+    }
+
+    /// The open database (an error once closed).
+    pub fn db(&self) -> PyResult<Arc<Db>> {
+        let guard = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("the database is closed"))
+    }
+}
+
+#[pymethods]
+impl PyDb {
+    /// Opens the database in `path` read-only.
+    #[new]
+    #[pyo3(signature = (path, salvage = false, verify_checksums = true))]
+    fn new(py: Python<'_>, path: PathBuf, salvage: bool, verify_checksums: bool) -> PyResult<Self> {
+        let opts = DbOptions {
+            salvage,
+            verify_checksums,
+            ..DbOptions::default()
+        };
+        let shown = path.display().to_string();
+        let db = py
+            .detach(|| Db::open(&path, opts))
+            .py_err(py, Some(&shown))?;
+        Ok(PyDb {
+            db: Mutex::new(Some(Arc::new(db))),
+            path,
+        })
+    }
+
+    /// The value of `key` at the newest sequence, or at `at_seq`; `None` when absent or
+    /// deleted.
+    #[pyo3(signature = (key, at_seq = None))]
+    fn get(
+        &self,
+        py: Python<'_>,
+        key: Cow<'_, [u8]>,
+        at_seq: Option<u64>,
+    ) -> PyResult<Option<Py<PyBytes>>> {
+        let db = self.db()?;
+        let snapshot = at_seq.unwrap_or_else(|| db.last_sequence());
+        let found = py.detach(|| db.get_at(&key, snapshot)).py_err(py, None)?;
+        Ok(found.map(|(v, _)| PyBytes::new(py, &v).unbind()))
+    }
+
+    /// `(key, value)` of every live key with `start <= key < stop`, in the database's order
+    /// (last first with `reverse`), at the newest sequence or at `at_seq`.
+    #[pyo3(signature = (start = None, stop = None, at_seq = None, reverse = false))]
+    fn scan(
+        &self,
+        start: Option<Vec<u8>>,
+        stop: Option<Vec<u8>>,
+        at_seq: Option<u64>,
+        reverse: bool,
+    ) -> PyResult<ScanIter> {
+        let db = self.db()?;
+        let snapshot = at_seq.unwrap_or_else(|| db.last_sequence());
+        let bounds = Bounds {
+            start,
+            stop,
+            reverse,
+        };
+        Ok(ScanIter::new(Box::new(DbView { db, snapshot }), bounds))
+    }
+
+    /// Every record of every table and log, with its status and where it is.
+    fn records(&self, py: Python<'_>) -> PyResult<RecordIter> {
+        let db = self.db()?;
+        let all = py
+            .detach(|| leveldb_table::db::records::records(&db))
+            .py_err(py, None)?;
+        Ok(RecordIter::new(all))
+    }
+
+    /// The object-store records of a Chrome IndexedDB directory (`idb_cmp1` order), with
+    /// database and store names and values decoded (`leveldb_table.chrome.IdbRecord`);
+    /// only those of the database and store named, if given.
+    #[pyo3(signature = (database = None, store = None))]
+    fn indexeddb(
+        &self,
+        py: Python<'_>,
+        database: Option<&str>,
+        store: Option<&str>,
+    ) -> PyResult<IdbIter> {
+        let db = self.db()?;
+        if db.comparator_name() != IDB_COMPARATOR_NAME {
+            return Err(PyValueError::new_err(format!(
+                "{}: not a Chrome IndexedDB directory (its order is {}, not idb_cmp1)",
+                self.path.display(),
+                db.comparator_name()
+            )));
+        }
+        let catalog = py.detach(|| idb_catalog(&db));
+        let keep = match (database, store) {
+            (None, None) => None,
+            _ => Some(select(&catalog, database, store)),
+        };
+        let ctx = IdbContext {
+            catalog,
+            blob_dir: idb_blob_dir(&self.path),
+            keep,
+        };
+        let view = DbView {
+            db: db.clone(),
+            snapshot: db.last_sequence(),
+        };
+        let batches = Batches::new(Box::new(view), Bounds::default());
+        Ok(IdbIter::new(db, ctx, batches))
+    }
+
+    /// The items of a Chrome localStorage directory (`Local Storage/leveldb`) as text
+    /// (`leveldb_table.chrome.StorageItem`).
+    fn local_storage(&self) -> PyResult<StorageIter> {
+        self.storage(Area::Local)
+    }
+
+    /// The items of a Chrome sessionStorage directory (`Session Storage`) as text, with
+    /// the sessions (namespaces) and origin of their map.
+    fn session_storage(&self) -> PyResult<StorageIter> {
+        self.storage(Area::Session)
+    }
+
+    /// What the directory holds: the MANIFEST, levels, logs, notes, damage.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let db = self.db()?;
+        info::info(py, &db, &self.path)
+    }
+
+    /// What salvage skipped so far (opening, then every read).
+    fn damage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        info::damage(py, &*self.db()?)
+    }
+
+    /// The newest sequence number.
+    #[getter]
+    fn last_sequence(&self) -> PyResult<u64> {
+        Ok(self.db()?.last_sequence())
+    }
+
+    /// The comparator's name (`leveldb.BytewiseComparator`, `idb_cmp1`).
+    #[getter]
+    fn comparator(&self) -> PyResult<String> {
+        Ok(self.db()?.comparator_name().to_string())
+    }
+
+    /// The directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// Releases the files (scans already started keep their own reference).
+    fn close(&self) {
+        let mut guard = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        *guard = None;
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) {
+        self.close();
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Db({:?})", self.path.display().to_string())
+    }
+}
+
+/// The live view of a database at a snapshot, as a batch source.
+pub struct DbView {
+    /// The database.
+    pub db: Arc<Db>,
+    /// The sequence read at.
+    pub snapshot: u64,
+}
+
+impl DbView {
+    /// [`Source::fill`] going backward (the library's `ReverseView`).
+    fn fill_backward(
+        &self,
+        cmp: &dyn Comparator,
+        bounds: &Bounds,
+        resume: &Resume,
+        batch: &mut Batch,
+        max: usize,
+    ) -> leveldb_table::Result<bool> {
+        let mut view = ReverseView::new(self.db.merged()?, self.snapshot);
+        match resume {
+            Resume::Done => return Ok(true),
+            Resume::Start => match &bounds.stop {
+                Some(s) => view.seek_before(s),
+                None => view.seek_to_last(),
+            },
+            Resume::Past(k) => view.seek_before(k),
+        }
+        while view.valid() {
+            if bounds.past_end(cmp, view.key()) {
+                return Ok(true);
+            }
+            batch.push(view.key(), view.value());
+            if batch.len() >= max || batch.bytes() >= MAX_BATCH_BYTES {
+                return Ok(false);
+            }
+            view.prev();
+        }
+        match view.take_error() {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
+    }
+}
+
+impl Source for DbView {
+    fn fill(
+        &self,
+        bounds: &Bounds,
+        resume: &Resume,
+        batch: &mut Batch,
+        max: usize,
+    ) -> leveldb_table::Result<bool> {
+        let cmp: &dyn Comparator = &**self.db.internal_comparator().user_comparator();
+        if bounds.reverse {
+            return self.fill_backward(cmp, bounds, resume, batch, max);
+        }
+        let mut view = self.db.view_at(self.snapshot)?;
+        match resume {
+            Resume::Done => return Ok(true),
+            Resume::Start => match &bounds.start {
+                Some(s) => view.seek(s),
+                None => view.seek_to_first(),
+            },
+            Resume::Past(k) => {
+                view.seek(k);
+                if view.valid() && cmp.compare(view.key(), k).is_eq() {
+                    view.next();
+                }
+            }
+        }
+        while view.valid() {
+            if bounds.past_end(cmp, view.key()) {
+                return Ok(true);
+            }
+            batch.push(view.key(), view.value());
+            if batch.len() >= max || batch.bytes() >= MAX_BATCH_BYTES {
+                return Ok(false);
+            }
+            view.next();
+        }
+        match view.take_error() {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
+    }
+}
+
+/// The (database id, store id or all) pairs a `database` / `store` filter keeps (none when
+/// no name matches).
+fn select(c: &Catalog, database: Option<&str>, store: Option<&str>) -> Vec<(i64, Option<i64>)> {
+    let mut out = Vec::new();
+    for (id, d) in &c.databases {
+        if database.is_some_and(|n| d.name.as_deref() != Some(n)) {
+            continue;
+        }
+        match store {
+            None => out.push((*id, None)),
+            Some(s) => out.extend(
+                d.stores
+                    .iter()
+                    .filter(|(_, st)| st.name.as_deref() == Some(s))
+                    .map(|(sid, _)| (*id, Some(*sid))),
+            ),
+        }
+    }
+    out
+}

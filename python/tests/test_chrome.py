@@ -1,0 +1,201 @@
+"""Chrome's storage from Python against what a real Chromium's page read back
+(testdata/idb/values.expected.json): every IndexedDB record by database and store name,
+key and decoded value; every localStorage and sessionStorage item."""
+
+import datetime
+import json
+import math
+
+import pytest
+
+import leveldb_table as lt
+from leveldb_table import chrome
+from conftest import TESTDATA
+
+VALUES = TESTDATA / "idb" / "values"
+IDB = VALUES / "IndexedDB" / "http_127.0.0.1_55229.indexeddb.leveldb"
+EXPECTED = json.loads((TESTDATA / "idb" / "values.expected.json").read_text())
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def number(x):
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x) or (x == 0 and math.copysign(1, x) < 0)):
+        name = "NaN" if math.isnan(x) else ("-0" if x == 0 else ("Infinity" if x > 0 else "-Infinity"))
+        return {"$type": "number", "value": name}
+    return x
+
+
+def ms(d):
+    if isinstance(d, chrome.Date):
+        return number(d.ms)
+    delta = d - EPOCH
+    return (delta.days * 86_400_000) + delta.seconds * 1000 + delta.microseconds // 1000
+
+
+def mapping(v, open_=None):
+    """A decoded Python value in the JSON mapping of docs/indexeddb.md (a cycle as
+    {"$ref": "?"}: V8's object numbers are not kept)."""
+    open_ = open_ if open_ is not None else set()
+    if isinstance(v, (dict, list, chrome.Array, chrome.Map, chrome.Set)):
+        if id(v) in open_:
+            return {"$ref": "?"}
+        open_ = open_ | {id(v)}
+    m = lambda x: mapping(x, open_)  # noqa: E731
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, chrome.BigInt):
+        return {"$type": "bigint", "value": str(int(v))}
+    if isinstance(v, (int, float)):
+        return number(v)
+    if v is chrome.undefined:
+        return {"$type": "undefined"}
+    if isinstance(v, dict):
+        return {k: m(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [m(x) for x in v]
+    if isinstance(v, bytes):
+        return {"$type": "ArrayBuffer", "hex": v.hex()}
+    if isinstance(v, (datetime.datetime, chrome.Date)):
+        return {"$type": "date", "value": ms(v)}
+    if isinstance(v, chrome.Array):
+        return {
+            "$type": "array",
+            "length": v.length,
+            "elements": {str(i): m(x) for i, x in v.elements.items()},
+            "properties": {k: m(x) for k, x in v.properties.items()},
+        }
+    if isinstance(v, chrome.Map):
+        return {"$type": "map", "entries": [[m(a), m(b)] for a, b in v.entries]}
+    if isinstance(v, chrome.Set):
+        return {"$type": "set", "values": [m(x) for x in v.values]}
+    if isinstance(v, chrome.TypedArray):
+        return {"$type": v.type, "hex": v.data.hex()}
+    if isinstance(v, chrome.Boxed):
+        return {"$type": "boxed", "value": m(v.value)}
+    if isinstance(v, chrome.RegExp):
+        return {"$type": "regexp", "source": v.source, "flags": v.flags}
+    if isinstance(v, chrome.JSError):
+        return {"$type": "error", "name": v.name, "message": v.message}
+    if isinstance(v, chrome.FileList):
+        return {"$type": "filelist", "files": [m(f) for f in v.files]}
+    if isinstance(v, chrome.Blob):
+        out = {"$type": "file" if isinstance(v, chrome.File) else "blob", "size": v.size, "mime": v.mime}
+        if isinstance(v, chrome.File):
+            out["name"] = v.name
+            if v.last_modified is not None:
+                out["last_modified"] = ms(v.last_modified)
+        for k in ("uuid", "error"):
+            if getattr(v, k) is not None:
+                out[k] = getattr(v, k)
+        return out
+    if isinstance(v, chrome.HostObject):
+        fields = {k: (x.hex() if isinstance(x, bytes) else m(x)) for k, x in v.fields.items()}
+        return {"$type": v.type, **fields}
+    raise AssertionError(f"unmapped {type(v)}")
+
+
+def matches(got, want, key_data):
+    """As cli/tests/idb_values.rs: "$subset" objects match on the fields they list; "$ref"
+    ids are not compared; "$key_data" stands for the CryptoKey's bytes."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        if "$ref" in want:
+            return "$ref" in got
+        subset = want.get("$subset") is True
+        wanted = {k: x for k, x in want.items() if k != "$subset"}
+        if not subset and set(got) != set(wanted):
+            return False
+        return all(
+            k in got and (got[k] == key_data if x == "$key_data" else matches(got[k], x, key_data))
+            for k, x in wanted.items()
+        )
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(matches(a, b, key_data) for a, b in zip(got, want))
+    if isinstance(got, (int, float)) and isinstance(want, (int, float)) and not isinstance(got, bool):
+        return float(got) == float(want)
+    return got == want
+
+
+def key_mapping(k):
+    if isinstance(k, str):
+        return {"type": "string", "value": k}
+    if isinstance(k, (int, float)):
+        return {"type": "number", "value": k}
+    raise AssertionError(k)
+
+
+def test_every_record_decodes_to_what_chromium_read_back():
+    rows = list(lt.Db(IDB).indexeddb())
+    assert len(rows) == len(EXPECTED["records"]) == 31
+    got = {}
+    for r in rows:
+        assert r.error is None, (r.key, r.error)
+        got.setdefault((r.database, r.store), []).append(r)
+    want = {}
+    for w in EXPECTED["records"]:
+        want.setdefault((w["database"], w["store"]), []).append(w)
+    assert sorted(got) == sorted(want)
+    key_data = EXPECTED["contents"]["key_data"]
+    for store, ws in want.items():
+        for r, w in zip(got[store], ws):
+            assert key_mapping(r.key) == w["key"]
+            assert matches(mapping(r.value), json.loads(w["data"]), key_data), (store, r.key, mapping(r.value), w["data"])
+
+
+def test_blobs_and_files_name_their_bytes():
+    rows = {r.key: r for r in lt.Db(IDB).indexeddb(store="blobs")}
+    contents = EXPECTED["contents"]["blobs"]
+    assert sorted(rows) == sorted(contents)
+    for key, blobs in contents.items():
+        v = rows[key].value
+        found = [v] if isinstance(v, chrome.Blob) else list(v.files) if isinstance(v, chrome.FileList) else list(v.values())
+        # Each blob file once (a record may hold the same File twice).
+        paths = {b.path for b in found if isinstance(b, chrome.Blob)}
+        assert sorted(open(p, "rb").read().hex() for p in paths) == sorted(blobs)
+
+
+def test_cycles_and_shared_objects_are_python_objects():
+    rows = {r.key: r.value for r in lt.Db(IDB).indexeddb(database="corpusdb", store="records")}
+    cyc = rows["cycles"]["cyc"]
+    assert cyc["self"] is cyc
+    arr = rows["cycles"]["cycArr"]
+    assert arr[1] is arr
+    shared = rows["shared"]
+    assert shared["a"] is shared["b"]
+    assert rows["bigints"][1] == 123 and isinstance(rows["bigints"][1], chrome.BigInt)
+    assert rows["numbers"][:3] == [0, -0.0, 1.5] and math.copysign(1, rows["numbers"][1]) < 0
+    assert rows["oddballs"][3] is chrome.undefined
+    assert rows["strings"]["lone"] == "a\ud800b"
+
+
+def test_filters_by_name():
+    all_rows = list(lt.Db(IDB).indexeddb())
+    second = list(lt.Db(IDB).indexeddb(database="second"))
+    assert second and {r.database for r in second} == {"second"}
+    assert len(second) == sum(1 for r in all_rows if r.database == "second")
+    assert list(lt.Db(IDB).indexeddb(database="no such database")) == []
+    with pytest.raises(ValueError):
+        lt.Db(TESTDATA / "db" / "basic").indexeddb()
+
+
+def test_local_storage_items():
+    items = list(lt.Db(VALUES / "local_storage").local_storage())
+    got = sorted((json.dumps(i.key), json.dumps(i.value)) for i in items)
+    want = sorted((json.dumps(json.loads(w["key"])), json.dumps(json.loads(w["value"]))) for w in EXPECTED["local_storage"])
+    assert got == want
+    assert {i.origin for i in items} == {EXPECTED["origin"]}
+
+
+def test_session_storage_items():
+    items = list(lt.Db(VALUES / "session_storage").session_storage())
+    got = sorted((json.dumps(i.key), json.dumps(i.value)) for i in items)
+    want = sorted((json.dumps(json.loads(w["key"])), json.dumps(json.loads(w["value"]))) for w in EXPECTED["session_storage"])
+    assert got == want
+    assert all(i.namespaces and i.origin.startswith(EXPECTED["origin"]) for i in items)
+
+
+def test_decode_v8_bytes():
+    # {"a": 1} as Chrome 156 stores it (the library's doc example).
+    data = b"\xff\x15\xfe\0\0\0\0\0\0\0\0\0\0\0\0\xff\x10o\"\x01aI\x02{\x01"
+    assert lt.decode_v8(data) == {"a": 1}
+    with pytest.raises(ValueError):
+        lt.decode_v8(data[:-3])
