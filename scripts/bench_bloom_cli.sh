@@ -6,7 +6,7 @@
 #     trip per bit, the design the batched filter replaces), in keys/s at k bits per key,
 #   - redis-benchmark SETBIT pipelined 100 deep (what the server can take), for reference.
 #
-#   bash scripts/bench_bloom_cli.sh [KEYS] [RUNS]      (default 300000 keys, 3 runs)
+#   bash scripts/bench_bloom_cli.sh [KEYS] [RUNS]      (default 300000 keys, 5 runs)
 #
 # The filters have the CLI's default capacity (1,000,000 keys at 1%), so the keys go into
 # one layer, as in issue 29's measurement.
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 KEYS=${1:-300000}
-RUNS=${2:-3}
+RUNS=${2:-5}
 CAP=1000000
 K=8   # probes per key at the first layer's 0.5% (1% target, ratio 0.5): k = round(ln2 * 11.03)
 
@@ -70,32 +70,46 @@ now() { date +%s.%N; }
 rate() { python3 -c "print(round($1 / ($3 - $2)))"; }
 median() { python3 -c "import sys,statistics; print(round(statistics.median(map(float, sys.argv[1:]))))" "$@"; }
 
-# cli_rates TARGET... : "add check" keys/s of one fresh filter per run (median of RUNS).
-cli_rates() {
-  local adds=() checks=() run
-  for run in $(seq 1 "$RUNS"); do
-    local name="cli$run.$RANDOM"
-    local t0 t1 t2
-    t0=$(now)
-    "$SST" bloom add "$@" --name "$name" --capacity "$CAP" < "$WORK/keys.txt" > /dev/null
-    t1=$(now)
-    "$SST" bloom check "$@" --name "$name" < "$WORK/keys.txt" > "$WORK/check.out"
-    t2=$(now)
-    [ "$(grep -c '^maybe' "$WORK/check.out")" -eq "$KEYS" ] || { echo "false negatives" >&2; exit 1; }
-    adds+=("$(rate "$KEYS" "$t0" "$t1")")
-    checks+=("$(rate "$KEYS" "$t1" "$t2")")
-  done
-  echo "$(median "${adds[@]}") $(median "${checks[@]}")"
+field() { python3 -c "import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2]) or 0)" "$1" "$2"; }
+
+# One CLI add+check of a fresh filter: "add check" keys/s.
+cli_once() {
+  local name="cli.$RANDOM.$RANDOM" t0 t1 t2
+  t0=$(now)
+  "$SST" bloom add "$@" --name "$name" --capacity "$CAP" < "$WORK/keys.txt" > /dev/null
+  t1=$(now)
+  "$SST" bloom check "$@" --name "$name" < "$WORK/keys.txt" > "$WORK/check.out"
+  t2=$(now)
+  [ "$(grep -c '^maybe' "$WORK/check.out")" -eq "$KEYS" ] || { echo "false negatives" >&2; exit 1; }
+  echo "$(rate "$KEYS" "$t0" "$t1") $(rate "$KEYS" "$t1" "$t2")"
 }
 
-lib_rates() {
-  local adds=() checks=() run out
+# One library add+check (and the redis crate's cluster check when asked): "add check crate".
+lib_once() {
+  local out
+  out=$("$LIB" --redis "$@" --keys "$KEYS" --capacity "$CAP" --name "lib.$RANDOM.$RANDOM")
+  echo "$(field "$out" add_keys_per_s) $(field "$out" check_present_keys_per_s) $(field "$out" redis_crate_cluster_check_keys_per_s)"
+}
+
+# paired SERVERS [--cluster]: RUNS rounds, each a CLI run and a library run on the same
+# servers, in alternating order (the machine's load drifts); prints the medians
+# "cli_add cli_check lib_add lib_check crate_check".
+paired() {
+  local servers=$1; shift
+  local ca=() cc=() la=() lc=() cr=() run a b c d e f g
+  local crate=()
+  [ "${1:-}" = --cluster ] && crate=(--crate-cluster)
   for run in $(seq 1 "$RUNS"); do
-    out=$("$LIB" --redis "$@" --keys "$KEYS" --capacity "$CAP" --name "lib$run.$RANDOM")
-    adds+=("$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['add_keys_per_s'])" "$out")")
-    checks+=("$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['check_present_keys_per_s'])" "$out")")
+    if [ $((run % 2)) = 1 ]; then
+      read -r a b < <(cli_once --redis "$servers" "$@")
+      read -r c d e < <(lib_once "$servers" "$@" "${crate[@]+"${crate[@]}"}")
+    else
+      read -r c d e < <(lib_once "$servers" "$@" "${crate[@]+"${crate[@]}"}")
+      read -r a b < <(cli_once --redis "$servers" "$@")
+    fi
+    ca+=("$a"); cc+=("$b"); la+=("$c"); lc+=("$d"); cr+=("$e")
   done
-  echo "$(median "${adds[@]}") $(median "${checks[@]}")"
+  echo "$(median "${ca[@]}") $(median "${cc[@]}") $(median "${la[@]}") $(median "${lc[@]}") $(median "${cr[@]}")"
 }
 
 setbit_rate() {  # setbit_rate PORT PIPELINE -> SETBIT requests/s
@@ -107,8 +121,7 @@ setbit_rate() {  # setbit_rate PORT PIPELINE -> SETBIT requests/s
 PORT=$(free_port)
 start_server "$PORT" "$WORK/single"
 URL="redis://127.0.0.1:$PORT/"
-read -r CLI_ADD CLI_CHECK < <(cli_rates --redis "$URL")
-read -r LIB_ADD LIB_CHECK < <(lib_rates "$URL")
+read -r CLI_ADD CLI_CHECK LIB_ADD LIB_CHECK _ < <(paired "$URL")
 SETBIT_1=$(setbit_rate "$PORT" 1)
 SETBIT_P=$(setbit_rate "$PORT" 100)
 
@@ -130,8 +143,7 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 SEEDS=$(printf 'redis://%s,' "${NODES[@]}"); SEEDS=${SEEDS%,}
-read -r CCLI_ADD CCLI_CHECK < <(cli_rates --redis "$SEEDS" --cluster)
-read -r CLIB_ADD CLIB_CHECK < <(lib_rates "$SEEDS" --cluster)
+read -r CCLI_ADD CCLI_CHECK CLIB_ADD CLIB_CHECK CRATE_CHECK < <(paired "$SEEDS" --cluster)
 
 PERBIT=$(python3 -c "print(round($SETBIT_1 / $K))")
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
@@ -144,6 +156,8 @@ $(date -u +%Y-%m-%d) $(redis-server --version | cut -d' ' -f3) $(nproc) cores, $
 | \`sst bloom check\`, keys/s | $CLI_CHECK | $CCLI_CHECK |
 | library add (\`redis_bloom_bench\`), keys/s | $LIB_ADD | $CLIB_ADD |
 | library check, keys/s | $LIB_CHECK | $CLIB_CHECK |
+| check through the \`redis\` crate's cluster client (\`cluster_pipe\`), keys/s | | $CRATE_CHECK |
+| library check / \`redis\` crate's cluster check | | $(ratio "$CLIB_CHECK" "$CRATE_CHECK") |
 | library / CLI, add | $(ratio "$LIB_ADD" "$CLI_ADD") | $(ratio "$CLIB_ADD" "$CCLI_ADD") |
 | library / CLI, check | $(ratio "$LIB_CHECK" "$CLI_CHECK") | $(ratio "$CLIB_CHECK" "$CCLI_CHECK") |
 | per-bit design: redis-benchmark SETBIT -c 1 -P 1 / k=$K, keys/s | $PERBIT | |

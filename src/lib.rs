@@ -57,8 +57,10 @@ mod table_builder;
 mod util;
 
 pub mod db;
+pub mod dom_storage;
 pub mod idb;
 pub mod salvage;
+pub mod v8value;
 
 pub use cache::{BlockCache, CachePolicy};
 pub use compress::{Compression, CompressionProfile, DecompressError};

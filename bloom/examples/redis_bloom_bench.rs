@@ -8,7 +8,10 @@
 //! With `-- --redis URL[,URL...] [--cluster] [--keys N] [--capacity N] [--batch N]
 //! [--name NAME]` it measures only the batched filter's add and check on servers already
 //! running (what `scripts/bench_bloom_cli.sh` compares the CLI with), and prints
-//! `{"add_keys_per_s": ..., "check_present_keys_per_s": ...}`.
+//! `{"add_keys_per_s": ..., "check_present_keys_per_s": ...}`. With `--cluster
+//! --crate-cluster` it also checks the same keys through the `redis` crate's own cluster
+//! client (`ClusterClient`, `cluster_pipe`, one `BITFIELD_RO` per key as ours sends), for the
+//! measured comparison with the hand-made routing in docs/bloom.md.
 
 #[path = "../tests/redis_server/mod.rs"]
 mod redis_server;
@@ -146,11 +149,48 @@ fn on_servers(args: &[String]) {
     }
     let check_rate = rate(keys, t);
     assert_eq!(found as u64, keys, "false negatives");
+    let crate_rate = args
+        .iter()
+        .any(|a| a == "--crate-cluster")
+        .then(|| crate_cluster_check(&servers, &f, &present, batch));
     println!(
         "{}",
         json!({"keys": keys, "batch": batch, "add_keys_per_s": add_rate.round(),
-               "check_present_keys_per_s": check_rate.round()})
+               "check_present_keys_per_s": check_rate.round(),
+               "redis_crate_cluster_check_keys_per_s": crate_rate.map(f64::round)})
     );
+}
+
+/// The same check (one layer) through the `redis` crate's sync cluster client: one
+/// `BITFIELD_RO` per key in a `cluster_pipe` per batch. Keys/s.
+fn crate_cluster_check(
+    servers: &Servers,
+    f: &RedisBloomFilter,
+    keys: &[Vec<u8>],
+    batch: usize,
+) -> f64 {
+    let client = redis::cluster::ClusterClient::new(servers.urls().to_vec()).expect("client");
+    let mut con = client.get_connection().expect("cluster connection");
+    let t = Instant::now();
+    let mut found = 0usize;
+    for chunk in keys.chunks(batch) {
+        let mut pipe = redis::cluster::cluster_pipe();
+        for k in chunk {
+            let (bitmap, bits) = f.bit_locations(k, 0);
+            let cmd = pipe.cmd("BITFIELD_RO").arg(bitmap);
+            for b in bits {
+                cmd.arg("GET").arg("u1").arg(b);
+            }
+        }
+        let replies: Vec<Vec<i64>> = pipe.query(&mut con).expect("cluster pipeline");
+        found += replies
+            .iter()
+            .filter(|r| !r.is_empty() && r.iter().all(|&b| b == 1))
+            .count();
+    }
+    let r = rate(keys.len() as u64, t);
+    assert_eq!(found, keys.len(), "false negatives through the redis crate");
+    r
 }
 
 fn main() {

@@ -223,7 +223,7 @@ fn text_key(k: &Option<Vec<u8>>, internal: bool) -> String {
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let path = &a.file;
-    if let Some(msg) = common::not_a_table(path) {
+    if let Some(msg) = crate::table_open::not_a_table(path) {
         return Err(Failure::error(msg));
     }
     let file = File::open(path)

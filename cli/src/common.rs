@@ -1,14 +1,13 @@
 //! Helpers shared by the subcommands: exit codes, error messages, output, hex and escaping,
-//! opening tables.
+//! keys from the command line. (Opening a table is `table_open.rs`.)
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
-use leveldb_table::{Error, KeyFormat, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::{Error, KeyFormat, ReadOptions, ReaderOptions};
 
 /// Everything worked; for `get`, every key was found.
 pub const EXIT_OK: i32 = 0;
@@ -60,7 +59,7 @@ pub struct Global {
     /// Key format (`--keys`).
     pub keys: KeyFormat,
     /// `--comparator`, for tables outside a database directory.
-    pub comparator: Option<crate::order::ComparatorArg>,
+    pub comparator: Option<crate::flags::ComparatorArg>,
 }
 
 impl Global {
@@ -151,79 +150,6 @@ pub fn code_for(err: &Error) -> i32 {
         EXIT_FAIL
     } else {
         EXIT_ERROR
-    }
-}
-
-/// Opens a table; any failure is exit 2 with a message naming the file (and offset).
-pub fn open_table(path: &Path, g: &Global) -> Result<TableReader<File>, Failure> {
-    open_table_err(path, g).map_err(|e| Failure::error(e.message(path)))
-}
-
-/// Why `path` is not a table, when it is a directory or another file of a LevelDB
-/// database (CURRENT, LOCK, a MANIFEST, a log): what it is and which command reads it.
-pub fn not_a_table(path: &Path) -> Option<String> {
-    use leveldb_table::db::FileKind;
-    if path.is_dir() {
-        let db = path.join("CURRENT").exists();
-        return Some(format!(
-            "{}: is a directory{}; read a database directory with `sst db info|scan|get|records DIR`",
-            path.display(),
-            if db { " (a LevelDB database: it has CURRENT)" } else { "" }
-        ));
-    }
-    match FileKind::of_path(path) {
-        Some(FileKind::Table(_)) | None => None,
-        Some(kind) => Some(format!(
-            "{}: not a table: {}",
-            path.display(),
-            kind.describe()
-        )),
-    }
-}
-
-/// Opens a table, keeping the library error (for callers that choose the exit code).
-pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, OpenError> {
-    if let Some(msg) = not_a_table(path) {
-        return Err(OpenError::NotATable(msg));
-    }
-    let opts = table_options(path, g)?;
-    let file = File::open(path).map_err(OpenError::Io)?;
-    // The library names RocksDB files itself (by magic, or by the metaindex's RocksDB meta
-    // blocks, read before the index).
-    TableReader::open(file, opts).map_err(OpenError::Table)
-}
-
-/// Reader options for the table at `path`: the global flags and the table's order (its
-/// directory's MANIFEST, else `--comparator`, else bytewise).
-pub fn table_options(path: &Path, g: &Global) -> Result<ReaderOptions, OpenError> {
-    let (cmp, _) = crate::order::comparator_for(path, g).map_err(OpenError::Order)?;
-    let mut opts = g.reader_options();
-    opts.comparator = cmp;
-    Ok(opts)
-}
-
-/// Why a table could not be opened.
-#[derive(Debug)]
-pub enum OpenError {
-    /// The file could not be opened.
-    Io(io::Error),
-    /// The library refused the table.
-    Table(Error),
-    /// A directory or another file of a LevelDB database: what it is, which command reads it.
-    NotATable(String),
-    /// The table's order cannot be settled (an unknown comparator in its MANIFEST, or
-    /// `--comparator` contradicting it).
-    Order(String),
-}
-
-impl OpenError {
-    /// The message, naming the file.
-    pub fn message(&self, path: &Path) -> String {
-        match self {
-            OpenError::Io(e) => format!("{}: cannot open: {e}", path.display()),
-            OpenError::NotATable(msg) | OpenError::Order(msg) => msg.clone(),
-            OpenError::Table(e) => describe(path, e),
-        }
     }
 }
 
@@ -381,7 +307,7 @@ impl LineReader {
                 "<stdin>".into(),
             )
         } else {
-            let f = File::open(path)
+            let f = std::fs::File::open(path)
                 .map_err(|e| Failure::error(format!("{}: cannot open: {e}", path.display())))?;
             (
                 Box::new(io::BufReader::with_capacity(1 << 16, f)),

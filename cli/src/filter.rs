@@ -63,7 +63,7 @@ fn probes_json(p: &[(u32, bool)]) -> Value {
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let key = common::key_arg(&a.key, a.hex, "KEY")?;
-    let table = common::open_table(&a.file, g)?;
+    let table = crate::table_open::open_table(&a.file, g)?;
     crate::order::require_order(&table, &a.file, g, "to route the key to a block")?;
     let internal = table.is_internal();
     let seek = common::seek_key(internal, &key);

@@ -170,12 +170,13 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         .transpose()?;
     // An 8 MiB block cache, LevelDB's default: repeated keys of a block decode it once.
     let cache = Arc::new(BlockCache::new(8 << 20));
-    if let Some(msg) = common::not_a_table(&a.file) {
+    if let Some(msg) = crate::table_open::not_a_table(&a.file) {
         return Err(Failure::error(msg));
     }
     let file = std::fs::File::open(&a.file)
         .map_err(|e| Failure::error(format!("{}: cannot open: {e}", a.file.display())))?;
-    let opts = common::table_options(&a.file, g).map_err(|e| Failure::error(e.message(&a.file)))?;
+    let opts = crate::table_open::table_options(&a.file, g)
+        .map_err(|e| Failure::error(e.message(&a.file)))?;
     let table = TableReader::open(file, opts.block_cache(cache))
         .map_err(|e| Failure::error(common::describe(&a.file, &e)))?;
     crate::order::require_order(&table, &a.file, g, "to look keys up")?;

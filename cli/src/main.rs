@@ -9,24 +9,31 @@ mod bloom_io;
 mod build;
 mod common;
 mod db;
-mod dbbuild;
-mod dbfile;
-mod dbinfo;
-mod dbrecords;
+mod decoding;
 mod filter;
+mod flags;
 mod get;
 mod idb;
+mod idb_rows;
+mod log;
+mod manifest;
 mod order;
 mod output;
 mod refilter;
+mod rows;
 mod salvage;
 mod scan;
+mod sqlite_note;
 mod stats;
+mod storage_rows;
+mod table_open;
+mod value_json;
 mod verify;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use common::{Failure, Global, EXIT_ERROR, EXIT_OK};
+use flags::{ComparatorArg, KeysArg};
 use leveldb_table::KeyFormat;
 
 const EXIT_CODES: &str = "\
@@ -66,17 +73,10 @@ struct Cli {
     /// bytewise (LevelDB's default) or idb_cmp1 (Chrome IndexedDB). get, filter and
     /// --from/--to first check that every key is in that order and refuse otherwise.
     #[arg(long, global = true, value_enum, value_name = "ORDER")]
-    comparator: Option<order::ComparatorArg>,
+    comparator: Option<ComparatorArg>,
 
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum KeysArg {
-    Auto,
-    Internal,
-    Plain,
 }
 
 #[derive(Subcommand, Debug)]
@@ -101,9 +101,9 @@ enum Command {
     /// A LevelDB database directory, read-only: scan, get, records, info.
     Db(db::Args),
     /// Dump a write-ahead log (NNNNNN.log): its WriteBatches, record by record.
-    Log(dbfile::LogArgs),
+    Log(log::Args),
     /// Dump a MANIFEST: its VersionEdits.
-    Manifest(dbfile::ManifestArgs),
+    Manifest(manifest::Args),
     /// Rewrite a table with another filter; data blocks are copied byte for byte.
     Refilter(refilter::Args),
 }
@@ -112,7 +112,7 @@ enum Command {
 /// nobody believes it had an effect.
 fn flag_without_effect(cli: &Cli) -> Option<&'static str> {
     // --comparator names the order of tables that are read; the writers write bytewise.
-    if cli.comparator == Some(order::ComparatorArg::IdbCmp1) {
+    if cli.comparator == Some(ComparatorArg::IdbCmp1) {
         let writes = match &cli.command {
             Command::Build(_) | Command::Bloom(_) => true,
             Command::Db(d) => matches!(d.command, db::Command::Build(_)),
@@ -167,8 +167,8 @@ fn main() {
         Command::Build(a) => build::run(&g, a),
         Command::Bloom(a) => bloom::run(a),
         Command::Db(a) => db::run(&g, a),
-        Command::Log(a) => dbfile::run_log(a),
-        Command::Manifest(a) => dbfile::run_manifest(a),
+        Command::Log(a) => log::run(&g, a),
+        Command::Manifest(a) => manifest::run(a),
         Command::Refilter(a) => refilter::run(&g, a),
     };
     let code = match res {

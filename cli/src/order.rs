@@ -16,26 +16,7 @@ use leveldb_table::db::{builtin_comparator, filename::read_current, version::Man
 use leveldb_table::{Comparator, ReadOptions, TableReader};
 
 use crate::common::{self, Failure, Global};
-
-/// The orders `--comparator` names.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ComparatorArg {
-    /// `leveldb.BytewiseComparator`: keys as unsigned bytes (LevelDB's default).
-    Bytewise,
-    /// Chrome IndexedDB's `idb_cmp1`.
-    #[value(name = "idb_cmp1")]
-    IdbCmp1,
-}
-
-impl ComparatorArg {
-    /// The comparator's registered name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ComparatorArg::Bytewise => "leveldb.BytewiseComparator",
-            ComparatorArg::IdbCmp1 => leveldb_table::idb::format::IDB_COMPARATOR_NAME,
-        }
-    }
-}
+use crate::flags::ComparatorArg;
 
 /// Where the comparator for a table came from.
 pub enum Source {

@@ -66,7 +66,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             "refilter writes a new table: give another OUT",
         ));
     }
-    let table = common::open_table(&a.input, &Global { verify: true, ..*g })?;
+    let table = crate::table_open::open_table(&a.input, &Global { verify: true, ..*g })?;
     let policy: Option<Arc<dyn FilterPolicy>> = match (a.no_filter, a.policy) {
         (true, _) => None,
         (false, PolicyArg::Leveldb) => {

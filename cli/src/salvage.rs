@@ -1,6 +1,7 @@
 //! `--salvage` for `scan` and `verify`: read past damaged data blocks, and find the blocks
 //! of a table whose footer or index is lost by their checksums (the library's
-//! `leveldb_table::salvage`). Every entry printed comes from a block whose checksum matched.
+//! `leveldb_table::salvage`). Every entry recovered comes from a block whose checksum
+//! matched. `scan.rs` prints the entries.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,8 +10,8 @@ use leveldb_table::raw::internal_key;
 use leveldb_table::salvage::{salvage_bytes, salvage_table, Salvaged};
 use leveldb_table::{CompressionProfile, Error, KeyFormat};
 
-use crate::common::{self, CmdResult, Failure, Global, OpenError, EXIT_FAIL, EXIT_OK};
-use crate::output::{OutFormat, RowsOut};
+use crate::common::{self, Failure, Global};
+use crate::table_open::OpenError;
 
 /// What a salvage found in one file.
 pub struct Salvage {
@@ -59,7 +60,7 @@ fn damage_line(path: &Path, offset: u64, len: Option<u64>, error: &Error) -> Str
 /// # Errors
 /// A file that cannot be read, or is not a LevelDB table (RocksDB): exit 2.
 pub fn salvage(path: &Path, g: &Global) -> Result<Salvage, Failure> {
-    match common::open_table_err(path, g) {
+    match crate::table_open::open_table_err(path, g) {
         Ok(t) => Ok(Salvage {
             items: salvage_table(&t, g.read_options()),
             internal: t.is_internal(),
@@ -95,74 +96,6 @@ fn looks_internal(items: &[Salvaged]) -> bool {
         any = true;
         internal_key::parse_internal_key(k).is_some()
     }) && any
-}
-
-/// `sst scan --salvage`: every readable entry in file order, the damage on stderr; exit 1
-/// when anything was skipped.
-pub fn scan(
-    g: &Global,
-    a: &crate::scan::Args,
-    from: Option<&[u8]>,
-    to: Option<&[u8]>,
-) -> CmdResult {
-    if a.reverse {
-        return Err(Failure::error(
-            "--salvage reads forward only (no --reverse)",
-        ));
-    }
-    let s = salvage(&a.file, g)?;
-    if let Some(why) = &s.unopened {
-        common::warn(&format!(
-            "{why}; salvaging the blocks whose checksums check out"
-        ));
-    }
-    let mut out = RowsOut::new(common::stdout(), a.format);
-    let mut line = Vec::with_capacity(256);
-    let mut n = 0u64;
-    'items: for item in &s.items {
-        let Salvaged::Entries { entries, .. } = item else {
-            continue;
-        };
-        for (key, value) in entries {
-            if a.limit.is_some_and(|l| n >= l) {
-                break 'items;
-            }
-            let uk = if s.internal {
-                internal_key::user_key(key)
-            } else {
-                key.as_slice()
-            };
-            if from.is_some_and(|f| uk < f) || to.is_some_and(|t| uk >= t) {
-                continue;
-            }
-            line.clear();
-            match a.format {
-                OutFormat::Jsonl | OutFormat::Json => {
-                    crate::scan::push_jsonl(&mut line, s.internal, key, value, false)
-                }
-                OutFormat::Text => {
-                    crate::scan::push_text_line(&mut line, s.internal, key, value, a.hex, false)
-                }
-            }
-            out.write_all(&line)?;
-            n += 1;
-        }
-    }
-    out.finish()?;
-    let damage = s.damage_lines(&a.file);
-    for d in &damage {
-        common::warn(d);
-    }
-    let (entries, blocks) = s.counts();
-    if damage.is_empty() && s.unopened.is_none() {
-        return Ok(EXIT_OK);
-    }
-    common::warn(&format!(
-        "{}: salvaged {entries} entries from {blocks} data blocks; {} damaged stretch(es) skipped",
-        a.file.display(),
-        damage.len()
-    ));
-    Ok(EXIT_FAIL)
 }
 
 /// `sst verify --salvage`: after a damaged table's verdict, what a salvage recovers.

@@ -4,10 +4,12 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use leveldb_table::raw::internal_key::{self, ValueType};
+use leveldb_table::raw::internal_key;
 
-use crate::common::{self, CmdResult, Global, LinesFormat as Format, EXIT_OK};
-use crate::output::RowsOut;
+use leveldb_table::salvage::Salvaged;
+
+use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
+use crate::output::{OutFormat, RowsOut};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -56,83 +58,7 @@ pub struct Args {
     pub salvage: bool,
 }
 
-/// Appends one entry as a jsonl line.
-pub fn push_jsonl(line: &mut Vec<u8>, internal: bool, key: &[u8], value: &[u8], idb: bool) {
-    line.extend_from_slice(b"{\"key\":\"");
-    common::push_hex(line, key);
-    line.extend_from_slice(b"\",\"value\":\"");
-    common::push_hex(line, value);
-    line.push(b'"');
-    if internal {
-        if let Some(p) = internal_key::parse_internal_key(key) {
-            line.extend_from_slice(b",\"user_key\":\"");
-            common::push_hex(line, p.user_key);
-            line.extend_from_slice(b"\",\"seq\":");
-            line.extend_from_slice(p.sequence.to_string().as_bytes());
-            line.extend_from_slice(match p.value_type {
-                ValueType::Value => b",\"kind\":\"value\"",
-                ValueType::Deletion => b",\"kind\":\"deletion\"",
-            });
-        }
-    }
-    if idb {
-        let uk = if internal {
-            internal_key::user_key(key)
-        } else {
-            key
-        };
-        crate::idb::push_json_field(line, uk, Some(value));
-    }
-    line.extend_from_slice(b"}\n");
-}
-
-/// Appends one entry as a text line.
-pub fn push_text_line(
-    line: &mut Vec<u8>,
-    internal: bool,
-    key: &[u8],
-    value: &[u8],
-    as_hex: bool,
-    idb: bool,
-) {
-    let mut user_key = key;
-    if internal {
-        match internal_key::parse_internal_key(key) {
-            Some(p) => {
-                user_key = p.user_key;
-                push_key(line, p.user_key, as_hex, idb);
-                line.extend_from_slice(b" @ ");
-                line.extend_from_slice(p.sequence.to_string().as_bytes());
-                line.extend_from_slice(match p.value_type {
-                    ValueType::Value => b" : val => ",
-                    ValueType::Deletion => b" : del => ",
-                });
-            }
-            None => {
-                common::push_text(line, key, as_hex);
-                line.extend_from_slice(b" : bad internal key => ");
-            }
-        }
-    } else {
-        push_key(line, key, as_hex, idb);
-        line.extend_from_slice(b" => ");
-    }
-    if idb {
-        crate::idb::push_value_text(line, user_key, value, as_hex);
-    } else {
-        common::push_text(line, value, as_hex);
-    }
-    line.push(b'\n');
-}
-
-fn push_key(line: &mut Vec<u8>, key: &[u8], as_hex: bool, idb: bool) {
-    if idb {
-        crate::idb::push_key_text(line, key, as_hex);
-    } else {
-        common::push_text(line, key, as_hex);
-    }
-}
-
+/// Runs `sst scan`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let from = a
         .from
@@ -144,9 +70,9 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             .map(|k| common::key_arg(k, a.hex, "--to"))
             .transpose()?;
     if a.salvage {
-        return crate::salvage::scan(g, a, from.as_deref(), to.as_deref());
+        return scan_salvage(g, a, from.as_deref(), to.as_deref());
     }
-    let table = common::open_table(&a.file, g)?;
+    let table = crate::table_open::open_table(&a.file, g)?;
     let (ucmp, _) =
         crate::order::comparator_for(&a.file, g).map_err(crate::common::Failure::error)?;
     let idb = ucmp.name() == leveldb_table::idb::format::IDB_COMPARATOR_NAME;
@@ -195,8 +121,12 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         }
         line.clear();
         match a.format {
-            Format::Jsonl | Format::Json => push_jsonl(&mut line, internal, key, it.value(), idb),
-            Format::Text => push_text_line(&mut line, internal, key, it.value(), a.hex, idb),
+            Format::Jsonl | Format::Json => {
+                crate::rows::push_jsonl(&mut line, internal, key, it.value(), idb)
+            }
+            Format::Text => {
+                crate::rows::push_text_line(&mut line, internal, key, it.value(), a.hex, idb)
+            }
         }
         out.write_all(&line)?;
         n += 1;
@@ -213,4 +143,67 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     out.finish()?;
     Ok(EXIT_OK)
+}
+
+/// `sst scan --salvage`: every readable entry in file order, the damage on stderr; exit 1
+/// when anything was skipped.
+fn scan_salvage(g: &Global, a: &Args, from: Option<&[u8]>, to: Option<&[u8]>) -> CmdResult {
+    if a.reverse {
+        return Err(Failure::error(
+            "--salvage reads forward only (no --reverse)",
+        ));
+    }
+    let s = crate::salvage::salvage(&a.file, g)?;
+    if let Some(why) = &s.unopened {
+        common::warn(&format!(
+            "{why}; salvaging the blocks whose checksums check out"
+        ));
+    }
+    let mut out = RowsOut::new(common::stdout(), a.format);
+    let mut line = Vec::with_capacity(256);
+    let mut n = 0u64;
+    'items: for item in &s.items {
+        let Salvaged::Entries { entries, .. } = item else {
+            continue;
+        };
+        for (key, value) in entries {
+            if a.limit.is_some_and(|l| n >= l) {
+                break 'items;
+            }
+            let uk = if s.internal {
+                internal_key::user_key(key)
+            } else {
+                key.as_slice()
+            };
+            if from.is_some_and(|f| uk < f) || to.is_some_and(|t| uk >= t) {
+                continue;
+            }
+            line.clear();
+            match a.format {
+                OutFormat::Jsonl | OutFormat::Json => {
+                    crate::rows::push_jsonl(&mut line, s.internal, key, value, false)
+                }
+                OutFormat::Text => {
+                    crate::rows::push_text_line(&mut line, s.internal, key, value, a.hex, false)
+                }
+            }
+            out.write_all(&line)?;
+            n += 1;
+        }
+    }
+    out.finish()?;
+    let damage = s.damage_lines(&a.file);
+    for d in &damage {
+        common::warn(d);
+    }
+    let (entries, blocks) = s.counts();
+    if damage.is_empty() && s.unopened.is_none() {
+        return Ok(EXIT_OK);
+    }
+    common::warn(&format!(
+        "{}: salvaged {entries} entries from {blocks} data blocks; {} damaged stretch(es) skipped",
+        a.file.display(),
+        damage.len()
+    ));
+    Ok(EXIT_FAIL)
 }

@@ -481,7 +481,7 @@ fn text(v: &Value, out: &mut impl Write) -> std::io::Result<()> {
 }
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
-    let table = common::open_table(&a.file, g)?;
+    let table = crate::table_open::open_table(&a.file, g)?;
     let v = match gather(&table, &a.file, g, a.probe) {
         Ok(v) => v,
         Err((msg, e)) => return Err(Failure::Exit(common::code_for(&e), msg)),

@@ -8,7 +8,8 @@ use leveldb_table::raw::coding::decode_fixed32;
 use leveldb_table::raw::format::FOOTER_LEN;
 use leveldb_table::{BlockKind, Error, FilterStatus, RandomAccess, TableReader};
 
-use crate::common::{self, CmdResult, Global, OpenError, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
+use crate::common::{self, CmdResult, Global, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
+use crate::table_open::OpenError;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -144,7 +145,7 @@ fn verify_one(
     out: &mut impl Write,
 ) -> Result<i32, crate::common::Failure> {
     let gv = Global { verify: true, ..*g };
-    let table = match common::open_table_err(path, &gv) {
+    let table = match crate::table_open::open_table_err(path, &gv) {
         Ok(t) => t,
         Err(e) => {
             let code = match &e {

@@ -1,38 +1,23 @@
-//! A small LSM engine from the crate's public pieces (see `engine.rs`), writing a real
-//! LevelDB directory.
+//! `mini_lsm`: a small LSM engine built from `leveldb_table`'s public pieces (`engine/`),
+//! with a command line. The directory is a LevelDB directory: C++ LevelDB opens it.
 //!
-//! `cargo run --release --example mini_lsm -- DIR [N]`: N random puts and deletions into
-//! DIR (created or reopened), then a count of the live keys through the read-only reader.
+//! ```text
+//! mini_lsm DIR put KEY VALUE
+//! mini_lsm DIR get KEY                    prints the value; exit 1 when absent
+//! mini_lsm DIR delete KEY
+//! mini_lsm DIR scan [--from K] [--to K]   key<TAB>value lines in key order, K <= key < K
+//! mini_lsm DIR bench [--num N] [--benchmarks LIST] [--fresh] [--json] [--sync]
+//! ```
+//!
+//! `bench` alone writes N (1,000,000) random 16-byte keys with 100-byte values into DIR and
+//! reports the rate. `--benchmarks` runs db_bench's workloads in order (fillseq,
+//! fillrandom, overwrite, readrandom, readseq); fillseq and fillrandom start from an empty
+//! database and so need `--fresh`, which lets them delete DIR first. Errors exit 2.
 
+mod cli;
 mod engine;
 
-fn main() -> leveldb_table::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let dir = args.next().unwrap_or_else(|| "mini-lsm-db".into());
-    let n: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(100_000);
-    let mut db = engine::MiniLsm::open(&dir)?;
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let key = format!("key{:06}", x % 20_000);
-        if x % 10 == 0 {
-            db.delete(key.as_bytes())?;
-        } else {
-            db.put(key.as_bytes(), format!("value {i}").as_bytes())?;
-        }
-    }
-    db.flush()?;
-    let r = db.reader()?;
-    let mut v = r.view()?;
-    v.seek_to_first();
-    let mut live = 0u64;
-    while v.valid() {
-        live += 1;
-        v.next();
-    }
-    let (l0, l1) = db.table_counts();
-    println!("{dir}: {n} writes, {live} live keys, {l0} level-0 and {l1} level-1 tables, last sequence {}", r.last_sequence());
-    Ok(())
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    cli::main(&args, &mut std::io::stdout().lock())
 }

@@ -65,8 +65,7 @@ impl QuickCache {
             .estimated_items_capacity(items)
             .weight_capacity(weight)
             .build()
-            // ok: the builder fails only when a capacity is missing; both are set just above.
-            .expect("both capacities are set");
+            .expect("both capacities are set"); // ok: fails only without a capacity; both set above
         let cache = Cache::with_options(options, Charge, BuildHasherDefault::default(), Release);
         QuickCache {
             shard_capacity: cache.shard_capacity(),

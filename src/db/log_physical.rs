@@ -1,6 +1,6 @@
 //! The physical records of a log file (write-ahead log or MANIFEST): every record header
 //! and every byte that holds none, with offsets, read the way LevelDB's `log_reader.cc`
-//! walks a file. [`crate::db::log_reader::LogReader`] assembles logical records from these.
+//! walks a file. `db::log_reader::LogReader` assembles logical records from these.
 //!
 //! ```text
 //! | block 0 (32768 bytes)                                | block 1 ...

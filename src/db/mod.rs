@@ -7,7 +7,8 @@
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
 //! view) -> `reader` ([`Db`], the read-only database) and `records` (every record of every
-//! file, for forensics).
+//! file, for forensics). For writers: `lock` (the directory's LOCK, as LevelDB holds it),
+//! `compaction` and `bulk`.
 
 pub mod bulk;
 pub mod compaction;
@@ -16,6 +17,7 @@ pub mod damage;
 pub mod extsort;
 pub mod filename;
 pub mod format;
+pub mod lock;
 pub mod log_physical;
 pub mod log_reader;
 pub mod log_writer;

@@ -7,13 +7,24 @@
 //! [`decode_record_value`] turn keys and values into their parts for display.
 //! The coding is described in [`format`](mod@format) (`docs/indexeddb.md` has the whole story).
 
+mod catalog;
 mod coding;
 mod comparator;
+mod external;
 pub mod format;
 mod key;
+mod sqlite;
 mod value;
+mod wrapping;
 
+pub use catalog::{decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, StoreInfo};
 pub use coding::{KeyPrefix, PrefixKind};
 pub use comparator::{is_well_formed, key_prefix, IdbComparator};
+pub use external::{
+    blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalKind,
+    ExternalObject,
+};
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
+pub use sqlite::{identify_sqlite, SqliteInfo};
 pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};
+pub use wrapping::{unwrap_value, Unwrapped};

@@ -96,3 +96,45 @@ pub(crate) fn prefetch_lines(bytes: &[u8]) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = bytes;
 }
+
+/// Takes a POSIX advisory write lock on the whole of `file` without waiting (`fcntl` with
+/// `F_SETLK`), as LevelDB's `PosixEnv::LockFile` locks a database's LOCK file: another
+/// process holding it (LevelDB, or this crate's engine) makes this fail with
+/// `WouldBlock`. The lock is released when the file is closed. Elsewhere than Linux, the
+/// standard library's `flock`-style lock.
+///
+/// # Errors
+/// `WouldBlock` when another process holds the lock; other errors of the system call.
+#[allow(unsafe_code)]
+pub(crate) fn lock_whole_file(file: &std::fs::File) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `flock` is plain data; zeroed is a valid value for every field.
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl.l_start = 0;
+        fl.l_len = 0; // the whole file
+                      // SAFETY: the descriptor is open for the life of `file`, which this call borrows;
+                      // F_SETLK reads the `flock` structure it is given and writes nothing through it.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &fl) };
+        if r == -1 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::EACCES) | Some(libc::EAGAIN) => {
+                    std::io::Error::new(std::io::ErrorKind::WouldBlock, e)
+                }
+                _ => e,
+            });
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => std::io::ErrorKind::WouldBlock.into(),
+            std::fs::TryLockError::Error(e) => e,
+        })
+    }
+}

@@ -343,6 +343,7 @@ impl Pipe {
                 }
                 Err(e) => {
                     // The connection is gone (topo dropped it): this and the rest are resent.
+                    self.stats.retried += 1;
                     self.retry.push(Todo {
                         idx: s.idx,
                         ask: NO_NODE,

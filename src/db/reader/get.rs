@@ -45,7 +45,7 @@ impl Db {
     /// value (put into `value`, with its sequence) or a deletion (with its sequence), or
     /// nothing. Under salvage the answer is the merged view's (damaged blocks skipped as
     /// scans skip them), so a lookup agrees with a scan and with
-    /// [`records`](crate::db::records::records).
+    /// `db::records::records`.
     ///
     /// # Errors
     /// As [`get`](Self::get).

@@ -7,13 +7,13 @@ use std::io::Write;
 use leveldb_table::db::OrderSource;
 use serde_json::{json, Value};
 
+use super::open::{damage_code, open, DbArgs};
 use crate::common::{self, CmdResult, Global};
-use crate::db::{damage_code, open, DbArgs};
 use crate::output::{self, OutFormat};
 
 /// `sst db info DIR`
 #[derive(clap::Args, Debug)]
-pub struct InfoArgs {
+pub struct Args {
     #[command(flatten)]
     pub db: DbArgs,
     /// Output format.
@@ -22,7 +22,7 @@ pub struct InfoArgs {
 }
 
 /// `sst db info`.
-pub fn run(g: &Global, a: &InfoArgs) -> CmdResult {
+pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let m = db.manifest();
     let levels: Vec<Value> = (0..7)

@@ -8,13 +8,14 @@ use std::io::Write;
 use leveldb_table::db::records::{records, Location};
 use leveldb_table::raw::internal_key::ValueType;
 
+use super::open::{damage_code, describe, open, DbArgs};
 use crate::common::{self, CmdResult, Failure, Global};
-use crate::db::{damage_code, describe, is_idb, open, push_key, push_value, DbArgs};
+use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst db records DIR`
 #[derive(clap::Args, Debug)]
-pub struct RecordsArgs {
+pub struct Args {
     #[command(flatten)]
     pub db: DbArgs,
     /// Output format: text, json or jsonl `{"key", "value", "seq", "kind", "status",
@@ -26,16 +27,18 @@ pub struct RecordsArgs {
     /// Text output shows keys and values in hex.
     #[arg(long)]
     pub hex: bool,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
 }
 
 /// `sst db records`.
-pub fn run(g: &Global, a: &RecordsArgs) -> CmdResult {
+pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    let idb = is_idb(&db);
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
-    for r in &all {
+    for r in all.iter().filter(|r| dec.keep(&r.key)) {
         line.clear();
         let kind = match r.kind {
             ValueType::Value => "value",
@@ -43,7 +46,7 @@ pub fn run(g: &Global, a: &RecordsArgs) -> CmdResult {
         };
         match a.format {
             OutFormat::Text => {
-                push_key(&mut line, &r.key, a.hex, idb);
+                dec.push_key_text(&mut line, &r.key, a.hex);
                 line.extend_from_slice(
                     format!(
                         " @ {} : {kind} [{}] {}:{} => ",
@@ -54,7 +57,7 @@ pub fn run(g: &Global, a: &RecordsArgs) -> CmdResult {
                     )
                     .as_bytes(),
                 );
-                push_value(&mut line, &r.key, &r.value, a.hex, idb);
+                dec.push_value_text(&mut line, &r.key, &r.value, a.hex);
                 line.push(b'\n');
             }
             OutFormat::Json | OutFormat::Jsonl => {
@@ -89,9 +92,8 @@ pub fn run(g: &Global, a: &RecordsArgs) -> CmdResult {
                     ),
                 };
                 line.extend_from_slice(at.as_bytes());
-                if idb {
-                    crate::idb::push_json_field(&mut line, &r.key, Some(&r.value));
-                }
+                let value = (r.kind == ValueType::Value).then_some(&r.value[..]);
+                dec.push_json(&mut line, &r.key, value);
                 line.extend_from_slice(b"}\n");
             }
         }

@@ -1,18 +1,18 @@
-//! `sst log FILE` and `sst manifest FILE`: dump a write-ahead log (its WriteBatches) or a
-//! MANIFEST (its VersionEdits), record by record, with offsets; damage is reported where it
-//! is and reading goes on (as LevelDB's log reader does).
+//! `sst log FILE`: dump a write-ahead log, its WriteBatches record by record with offsets
+//! (or, with `--physical`, its physical records and gaps); damage is reported where it is
+//! and reading goes on (as LevelDB's log reader does).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use leveldb_table::db::log_physical::{type_name, GapKind, Physical, PhysicalReader};
 use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::db::write_batch::WriteBatchReader;
 use leveldb_table::raw::internal_key::ValueType;
 use serde_json::{json, Value};
 
-use crate::common::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
+use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst log FILE`
@@ -27,7 +27,7 @@ Damaged records (bad checksum, bad length, fragments out of place) are reported 
 with their offset and the bytes dropped, and the records after them are still read; an
 incomplete last record (a write in progress) is reported as a torn tail.
 Exit: 0 clean, 1 damage found, 2 the file cannot be read.")]
-pub struct LogArgs {
+pub struct Args {
     /// The log file (`NNNNNN.log`).
     pub file: PathBuf,
     /// Output format.
@@ -46,30 +46,15 @@ pub struct LogArgs {
     pub physical: bool,
 }
 
-/// `sst manifest FILE`
-#[derive(clap::Args, Debug)]
-#[command(after_help = "\
-Examples:
-  sst manifest db/MANIFEST-000002                 every VersionEdit, field by field
-  sst manifest db/MANIFEST-000002 --format jsonl  one row per VersionEdit
-Exit: 0 clean, 1 damage found, 2 the file cannot be read.")]
-pub struct ManifestArgs {
-    /// The MANIFEST file.
-    pub file: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
-    pub format: OutFormat,
-}
-
 /// A log file's block size (LevelDB's `log::kBlockSize`), for the block column.
 const LOG_BLOCK: usize = leveldb_table::db::format::LOG_BLOCK_SIZE;
 
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))
 }
 
 /// Reports damage and torn tails on stderr; returns whether there was damage.
-fn report(path: &Path, item: &LogItem<'_>) -> bool {
+pub(crate) fn report(path: &Path, item: &LogItem<'_>) -> bool {
     match item {
         LogItem::Damage(e) => {
             common::warn(&format!("{}: {e}", path.display()));
@@ -88,7 +73,7 @@ fn report(path: &Path, item: &LogItem<'_>) -> bool {
 
 /// `sst log --physical FILE`: every physical item, covering the file; exit 1 on damage (a
 /// bad checksum, a bad length), 0 otherwise (a torn tail is reported, as LevelDB ignores it).
-fn run_physical(a: &LogArgs) -> CmdResult {
+fn run_physical(a: &Args) -> CmdResult {
     let bytes = read(&a.file)?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
@@ -182,11 +167,16 @@ fn physical_text(row: &Value) -> String {
     }
 }
 
-pub fn run_log(a: &LogArgs) -> CmdResult {
+/// Runs `sst log`.
+pub fn run(g: &Global, a: &Args) -> CmdResult {
     if a.physical {
         return run_physical(a);
     }
     let bytes = read(&a.file)?;
+    // IndexedDB keys (and values) decoded when the order is idb_cmp1: asked, or the
+    // MANIFEST of the log's directory names it.
+    let idb_asked = g.comparator == Some(crate::flags::ComparatorArg::IdbCmp1);
+    let dec = Decoding::for_log(&a.file, idb_asked);
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     let mut line = Vec::new();
@@ -245,10 +235,10 @@ pub fn run_log(a: &LogArgs) -> CmdResult {
                         )
                         .as_bytes(),
                     );
-                    common::push_text(&mut line, r.key, a.hex);
+                    dec.push_key_text(&mut line, r.key, a.hex);
                     if r.kind == ValueType::Value {
                         line.extend_from_slice(b" => ");
-                        common::push_text(&mut line, r.value, a.hex);
+                        dec.push_value_text(&mut line, r.key, r.value, a.hex);
                     }
                     line.push(b'\n');
                 }
@@ -263,96 +253,13 @@ pub fn run_log(a: &LogArgs) -> CmdResult {
                     common::push_hex(&mut line, r.key);
                     line.extend_from_slice(b"\",\"value\":\"");
                     common::push_hex(&mut line, r.value);
-                    line.extend_from_slice(b"\"}\n");
+                    line.push(b'"');
+                    let value = (r.kind == ValueType::Value).then_some(r.value);
+                    dec.push_json(&mut line, r.key, value);
+                    line.extend_from_slice(b"}\n");
                 }
             }
             out.write_all(&line)?;
-        }
-    }
-    out.finish()?;
-    Ok(if damaged { EXIT_FAIL } else { EXIT_OK })
-}
-
-fn edit_json(offset: u64, e: &VersionEdit) -> Value {
-    json!({
-        "offset": offset,
-        "comparator": e.comparator,
-        "log_number": e.log_number,
-        "prev_log_number": e.prev_log_number,
-        "next_file_number": e.next_file_number,
-        "last_sequence": e.last_sequence,
-        "compact_pointers": e.compact_pointers.iter().map(|(l, k)| json!({"level": l, "key": common::hex(k)})).collect::<Vec<_>>(),
-        "deleted_files": e.deleted_files.iter().map(|(l, n)| json!({"level": l, "number": n})).collect::<Vec<_>>(),
-        "new_files": e.new_files.iter().map(|f| json!({
-            "level": f.level, "number": f.number, "size": f.size,
-            "smallest": common::hex(&f.smallest), "largest": common::hex(&f.largest),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-pub fn run_manifest(a: &ManifestArgs) -> CmdResult {
-    let bytes = read(&a.file)?;
-    let mut out = RowsOut::new(common::stdout(), a.format);
-    let mut damaged = false;
-    for item in LogReader::new(&bytes) {
-        damaged |= report(&a.file, &item);
-        let LogItem::Record { offset, data } = item else {
-            continue;
-        };
-        let e = match VersionEdit::decode(&data) {
-            Ok(e) => e,
-            Err(err) => {
-                common::warn(&format!(
-                    "{}: record at offset {offset}: {err}",
-                    a.file.display()
-                ));
-                damaged = true;
-                continue;
-            }
-        };
-        match a.format {
-            OutFormat::Json | OutFormat::Jsonl => {
-                serde_json::to_writer(&mut out, &edit_json(offset, &e))
-                    .map_err(std::io::Error::from)?;
-                out.write_all(b"\n")?;
-            }
-            OutFormat::Text => {
-                writeln!(out, "--- VersionEdit at offset {offset}")?;
-                if let Some(c) = &e.comparator {
-                    writeln!(out, "  comparator        {c}")?;
-                }
-                for (name, v) in [
-                    ("log number       ", e.log_number),
-                    ("prev log number  ", e.prev_log_number),
-                    ("next file number ", e.next_file_number),
-                    ("last sequence    ", e.last_sequence),
-                ] {
-                    if let Some(v) = v {
-                        writeln!(out, "  {name} {v}")?;
-                    }
-                }
-                for (l, k) in &e.compact_pointers {
-                    writeln!(
-                        out,
-                        "  compact pointer   level {l} at {}",
-                        common::key_text(k, true)
-                    )?;
-                }
-                for (l, n) in &e.deleted_files {
-                    writeln!(out, "  deleted file      level {l} {n:06}.ldb")?;
-                }
-                for f in &e.new_files {
-                    writeln!(
-                        out,
-                        "  new file          level {} {:06}.ldb {} bytes {} .. {}",
-                        f.level,
-                        f.number,
-                        f.size,
-                        common::key_text(&f.smallest, true),
-                        common::key_text(&f.largest, true)
-                    )?;
-                }
-            }
         }
     }
     out.finish()?;

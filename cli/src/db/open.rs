@@ -1,0 +1,87 @@
+//! What every `sst db` subcommand that reads a directory shares: its arguments, opening the
+//! directory read-only (nothing written, locked or touched), and reporting what a
+//! `--salvage` read skipped.
+
+use std::path::PathBuf;
+
+use leveldb_table::db::{builtin_comparator, Db, DbOptions};
+
+use crate::common::{self, Failure, Global, EXIT_FAIL, EXIT_OK};
+
+/// Options every `sst db` subcommand that reads a directory shares.
+#[derive(clap::Args, Debug)]
+pub struct DbArgs {
+    /// The database directory.
+    pub dir: PathBuf,
+    /// Skip damaged log records, damaged table blocks and missing tables, and read every
+    /// table and log when the MANIFEST is missing or damaged (the order and the last
+    /// sequence then taken from the keys); each skip is reported on stderr (exit 1). Scan,
+    /// get and records skip the same damage and agree.
+    #[arg(long)]
+    pub salvage: bool,
+}
+
+/// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
+/// of what opening noticed or skipped.
+pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
+    let opts = DbOptions {
+        verify_checksums: g.verify,
+        salvage: a.salvage,
+        order: g.comparator.and_then(|c| builtin_comparator(c.name())),
+        ..DbOptions::default()
+    };
+    let db = Db::open(&a.dir, opts).map_err(|e| {
+        let flag = match (&e, g.comparator) {
+            (leveldb_table::Error::UnsettledOrder { .. }, Some(c)) => {
+                format!(" (--comparator {})", c.name())
+            }
+            _ => String::new(),
+        };
+        Failure::error(
+            crate::sqlite_note::not_leveldb(&a.dir)
+                .unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
+        )
+    })?;
+    for n in db.notes() {
+        common::warn(&format!("{}: {n}", a.dir.display()));
+    }
+    Ok(db)
+}
+
+/// After a read under `--salvage`: each damaged range skipped since opening (opening's
+/// are among its notes), then a summary line when anything was skipped.
+pub(crate) fn report_damage(db: &Db, a: &DbArgs) {
+    if !a.salvage {
+        return;
+    }
+    let all = db.damage();
+    for d in all.iter().skip(db.damage_at_open()) {
+        common::warn(&format!("{}: {d}", a.dir.display()));
+    }
+    if !all.is_empty() {
+        common::warn(&format!(
+            "{}: salvage: {} damaged range(s) skipped; every record printed comes from a block \
+             or log record whose checksum matched",
+            a.dir.display(),
+            all.len()
+        ));
+    }
+}
+
+/// Exit code for a run that read everything asked: 1 if damage was skipped.
+pub(crate) fn damage_code(db: &Db, a: &DbArgs) -> i32 {
+    report_damage(db, a);
+    if a.salvage
+        && (!db.damage().is_empty()
+            || db.is_repair_view()
+            || db.notes().iter().any(|n| n.contains("skipped")))
+    {
+        EXIT_FAIL
+    } else {
+        EXIT_OK
+    }
+}
+
+pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
+    format!("{}: {e}", a.dir.display())
+}

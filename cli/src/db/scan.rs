@@ -1,0 +1,128 @@
+//! `sst db scan DIR`: the live view of a database directory, each user key with its newest
+//! visible value (or as of `--at-seq`), in the directory's order.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
+use crate::decoding::Decoding;
+use crate::output::{OutFormat, RowsOut};
+
+use super::open::{damage_code, describe, open, DbArgs};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// First user key (inclusive).
+    #[arg(long, value_name = "KEY")]
+    pub from: Option<OsString>,
+    /// Stop before this user key (exclusive).
+    #[arg(long, value_name = "KEY")]
+    pub to: Option<OsString>,
+    /// Read as of this sequence number (a snapshot); default the newest.
+    #[arg(long, value_name = "N")]
+    pub at_seq: Option<u64>,
+    /// Print at most N entries.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Output format: text, json (an array of the jsonl rows) or jsonl
+    /// `{"key": hex, "value": hex, "seq": n}`.
+    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+    pub format: OutFormat,
+    /// --from/--to are hex; text output shows keys and values in hex.
+    #[arg(long)]
+    pub hex: bool,
+    #[command(flatten)]
+    pub decode: crate::decoding::DecodeArgs,
+}
+
+pub(crate) fn text_line(
+    line: &mut Vec<u8>,
+    key: &[u8],
+    value: &[u8],
+    seq: u64,
+    hex: bool,
+    dec: &Decoding,
+) {
+    dec.push_key_text(line, key, hex);
+    line.extend_from_slice(b" @ ");
+    line.extend_from_slice(seq.to_string().as_bytes());
+    line.extend_from_slice(b" => ");
+    dec.push_value_text(line, key, value, hex);
+    line.push(b'\n');
+}
+
+pub fn run(g: &Global, a: &Args) -> CmdResult {
+    let from = a
+        .from
+        .as_deref()
+        .map(|k| common::key_arg(k, a.hex, "--from"))
+        .transpose()?;
+    let to =
+        a.to.as_deref()
+            .map(|k| common::key_arg(k, a.hex, "--to"))
+            .transpose()?;
+    let db = open(&a.db, g)?;
+    let seq = a.at_seq.unwrap_or(db.last_sequence());
+    let mut view = db
+        .view_at(seq)
+        .map_err(|e| Failure::error(describe(&a.db, &e)))?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    match from.clone().or_else(|| dec.start_key()) {
+        Some(f) => view.seek(&f),
+        None => view.seek_to_first(),
+    }
+    let ucmp = db.internal_comparator().user_comparator().clone();
+    let mut out = RowsOut::new(common::stdout(), a.format);
+    let mut line = Vec::with_capacity(256);
+    let mut n = 0u64;
+    while view.valid() {
+        if a.limit.is_some_and(|l| n >= l) {
+            break;
+        }
+        if to
+            .as_deref()
+            .is_some_and(|t| ucmp.compare(view.key(), t).is_ge())
+            || dec.past_end(view.key())
+        {
+            break;
+        }
+        if !dec.keep(view.key()) {
+            view.next();
+            continue;
+        }
+        line.clear();
+        match a.format {
+            OutFormat::Text => text_line(
+                &mut line,
+                view.key(),
+                view.value(),
+                view.sequence(),
+                a.hex,
+                &dec,
+            ),
+            OutFormat::Json | OutFormat::Jsonl => {
+                line.extend_from_slice(b"{\"key\":\"");
+                common::push_hex(&mut line, view.key());
+                line.extend_from_slice(b"\",\"value\":\"");
+                common::push_hex(&mut line, view.value());
+                line.extend_from_slice(b"\",\"seq\":");
+                line.extend_from_slice(view.sequence().to_string().as_bytes());
+                dec.push_json(&mut line, view.key(), Some(view.value()));
+                line.extend_from_slice(b"}\n");
+            }
+        }
+        out.write_all(&line)?;
+        n += 1;
+        view.next();
+    }
+    out.finish()?;
+    if let Some(e) = view.error() {
+        return Err(Failure::Exit(
+            EXIT_FAIL,
+            format!("{} (after {n} entries)", describe(&a.db, e)),
+        ));
+    }
+    Ok(damage_code(&db, &a.db))
+}

@@ -1,0 +1,364 @@
+//! What `sst db` and `sst log` decode in a directory's records: Chrome IndexedDB (keys,
+//! names, values), localStorage or sessionStorage (`--decode`, detected by default), and
+//! the `--database` / `--store` filters. The rows are written in `idb_rows.rs` and
+//! `storage_rows.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::dom_storage::{self, session::SessionStorageEntry, StorageKind};
+use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
+use leveldb_table::idb::{blob_dir_name, key_prefix, Catalog, KeyPrefix};
+
+use crate::common::Failure;
+
+/// `--decode`: what the records hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecodeMode {
+    /// IndexedDB for a database in `idb_cmp1` order; localStorage or sessionStorage when
+    /// every key is one those databases write; else nothing.
+    Auto,
+    /// Nothing: keys and values as bytes.
+    None,
+    /// Chrome IndexedDB keys, names and values.
+    Indexeddb,
+    /// Chrome localStorage (`Local Storage/leveldb`).
+    Localstorage,
+    /// Chrome sessionStorage (`Session Storage`).
+    Sessionstorage,
+}
+
+/// Options of `sst db scan|get|records` about decoding.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DecodeArgs {
+    /// What the records hold: auto (IndexedDB for an idb_cmp1 database; localStorage or
+    /// sessionStorage when every key is one they write), none, indexeddb, localstorage,
+    /// sessionstorage. JSON rows add "idb", "local_storage" or "session_storage".
+    #[arg(long, value_enum, default_value_t = DecodeMode::Auto, value_name = "WHAT")]
+    pub decode: DecodeMode,
+    /// IndexedDB: only the records of the database with this name.
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+    /// IndexedDB: only the records of the object store with this name (of --database, if
+    /// given).
+    #[arg(long, value_name = "NAME")]
+    pub store: Option<String>,
+}
+
+/// What is decoded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing.
+    None,
+    /// IndexedDB.
+    IndexedDb,
+    /// localStorage.
+    Local,
+    /// sessionStorage.
+    Session,
+}
+
+enum DbHandle<'a> {
+    None,
+    Borrowed(&'a Db),
+    Owned(Box<Db>),
+}
+
+/// The decoding of one command: the kind, IndexedDB's names and blob folder, the
+/// sessionStorage maps, the filters.
+pub struct Decoding<'a> {
+    pub kind: Kind,
+    db: DbHandle<'a>,
+    pub catalog: Catalog,
+    pub blob_dir: Option<PathBuf>,
+    /// sessionStorage map -> (namespaces, origin).
+    pub maps: BTreeMap<i64, (Vec<String>, String)>,
+    /// `--database` / `--store`: the (database, store) pairs kept; store `None` = all.
+    allowed: Option<Vec<Kept>>,
+}
+
+/// A (database, store) pair `--database` / `--store` keep; store `None`: all its stores.
+type Kept = (i64, Option<i64>);
+
+impl<'a> Decoding<'a> {
+    /// Nothing decoded.
+    pub fn none() -> Decoding<'static> {
+        Decoding {
+            kind: Kind::None,
+            db: DbHandle::None,
+            catalog: Catalog::default(),
+            blob_dir: None,
+            maps: BTreeMap::new(),
+            allowed: None,
+        }
+    }
+
+    /// The decoding of the database `db` in `dir`, as `a` asks.
+    pub fn for_db(db: &'a Db, dir: &Path, a: &DecodeArgs) -> Result<Decoding<'a>, Failure> {
+        let is_idb = db.comparator_name() == IDB_COMPARATOR_NAME;
+        let kind = match a.decode {
+            DecodeMode::None => Kind::None,
+            DecodeMode::Indexeddb => Kind::IndexedDb,
+            DecodeMode::Localstorage => Kind::Local,
+            DecodeMode::Sessionstorage => Kind::Session,
+            DecodeMode::Auto if is_idb => Kind::IndexedDb,
+            DecodeMode::Auto => detect(db),
+        };
+        if (a.database.is_some() || a.store.is_some()) && kind != Kind::IndexedDb {
+            return Err(Failure::error(format!(
+                "{}: --database and --store select IndexedDB records; this directory is not \
+                 read as IndexedDB (--decode indexeddb reads it so)",
+                dir.display()
+            )));
+        }
+        let mut d = Decoding {
+            kind,
+            db: DbHandle::Borrowed(db),
+            ..Decoding::none()
+        };
+        match kind {
+            Kind::IndexedDb => {
+                d.catalog = catalog(db);
+                d.blob_dir = blob_dir(dir);
+                d.allowed = filter(&d.catalog, dir, a)?;
+            }
+            Kind::Session => d.maps = session_maps(db),
+            Kind::Local | Kind::None => {}
+        }
+        Ok(d)
+    }
+
+    /// The decoding of a log file: IndexedDB keys when `idb_cmp1` is asked or the log's
+    /// directory is in that order (then its names and blob folder too).
+    pub fn for_log(path: &Path, idb_asked: bool) -> Decoding<'static> {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let opts = DbOptions {
+            salvage: true,
+            ..DbOptions::default()
+        };
+        let db = Db::open(dir, opts).ok();
+        // The directory's MANIFEST must name the order: an order inferred from the keys
+        // (no usable MANIFEST) is not the log's directory telling us.
+        let in_idb_dir = db
+            .as_ref()
+            .is_some_and(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME);
+        if !idb_asked && !in_idb_dir {
+            return Decoding::none();
+        }
+        let mut d = Decoding {
+            kind: Kind::IndexedDb,
+            ..Decoding::none()
+        };
+        if let Some(db) = db.filter(|_| in_idb_dir) {
+            d.catalog = catalog(&db);
+            d.blob_dir = blob_dir(dir);
+            d.db = DbHandle::Owned(Box::new(db));
+        }
+        d
+    }
+
+    /// The database, for lookups of blob entries.
+    pub fn db(&self) -> Option<&Db> {
+        match &self.db {
+            DbHandle::None => None,
+            DbHandle::Borrowed(db) => Some(db),
+            DbHandle::Owned(db) => Some(db),
+        }
+    }
+
+    /// Whether a row with this key passes `--database` / `--store`.
+    pub fn keep(&self, key: &[u8]) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return true;
+        };
+        let Some(p) = key_prefix(key) else {
+            return false;
+        };
+        allowed
+            .iter()
+            .any(|(db, store)| p.database == *db && store.is_none_or(|s| p.store == s))
+    }
+
+    /// Where a scan with filters may start (the first key of the first kept database or
+    /// store), when no --from is given.
+    pub fn start_key(&self) -> Option<Vec<u8>> {
+        let &(db, store) = self.allowed.as_ref()?.iter().min()?;
+        Some(match store {
+            // A store's records come first: the bare record prefix (index 1).
+            Some(store) => prefix_key(db, store, 1, None),
+            // A database's metadata: the prefix and the first type byte.
+            None => prefix_key(db, 0, 0, Some(0)),
+        })
+    }
+
+    /// Whether a scan with filters has passed every kept database and store (keys are in
+    /// `idb_cmp1` order: by database, then store).
+    pub fn past_end(&self, key: &[u8]) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return false;
+        };
+        let Some(p) = key_prefix(key) else {
+            return false;
+        };
+        let last = allowed
+            .iter()
+            .map(|(db, store)| (*db, store.unwrap_or(i64::MAX)))
+            .max();
+        last.is_some_and(|l| (p.database, p.store) > l)
+    }
+}
+
+/// localStorage or sessionStorage, when the first keys of the database are all keys one
+/// of them writes.
+fn detect(db: &Db) -> Kind {
+    let Ok(mut view) = db.view() else {
+        return Kind::None;
+    };
+    view.seek_to_first();
+    let mut keys = Vec::new();
+    while view.valid() && keys.len() < 64 {
+        keys.push(view.key().to_vec());
+        view.next();
+    }
+    match dom_storage::detect(keys.iter().map(Vec::as_slice)) {
+        Some(StorageKind::Local) => Kind::Local,
+        Some(StorageKind::Session) => Kind::Session,
+        None => Kind::None,
+    }
+}
+
+/// The names: the global metadata (database names), then each database's metadata.
+fn catalog(db: &Db) -> Catalog {
+    let mut c = Catalog::default();
+    let Ok(mut view) = db.view() else {
+        return c;
+    };
+    view.seek_to_first();
+    while view.valid() && key_prefix(view.key()).is_some_and(|p| p.database == 0) {
+        c.observe(view.key(), view.value());
+        view.next();
+    }
+    let ids: Vec<i64> = c.databases.keys().copied().collect();
+    for id in ids {
+        view.seek(&prefix_key(id, 0, 0, Some(0)));
+        while view.valid()
+            && key_prefix(view.key()).is_some_and(|p| p.database == id && p.store == 0)
+        {
+            c.observe(view.key(), view.value());
+            view.next();
+        }
+    }
+    c
+}
+
+/// A key made of a prefix and an optional type byte (a bare database prefix is not a key
+/// Chromium writes, and its order puts such keys last: seeks start at well-formed keys).
+fn prefix_key(database: i64, store: i64, index: i64, type_byte: Option<u8>) -> Vec<u8> {
+    let mut k = Vec::new();
+    KeyPrefix {
+        database,
+        store,
+        index,
+    }
+    .encode_into(&mut k);
+    k.extend(type_byte);
+    k
+}
+
+/// `<origin>.indexeddb.blob` beside `<origin>.indexeddb.leveldb`.
+fn blob_dir(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_str()?;
+    Some(dir.with_file_name(blob_dir_name(name)?))
+}
+
+/// `--database` / `--store` as (database, store) pairs; an error names what exists when a
+/// name matches nothing.
+fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, Failure> {
+    if a.database.is_none() && a.store.is_none() {
+        return Ok(None);
+    }
+    let names = |f: &dyn Fn(&str) -> bool| -> Vec<i64> {
+        c.databases
+            .iter()
+            .filter(|(_, d)| d.name.as_deref().is_some_and(f))
+            .map(|(id, _)| *id)
+            .collect()
+    };
+    let dbs: Vec<i64> = match &a.database {
+        Some(n) => names(&|x| x == n),
+        None => c.databases.keys().copied().collect(),
+    };
+    let mut allowed = Vec::new();
+    for id in &dbs {
+        match &a.store {
+            None => allowed.push((*id, None)),
+            Some(s) => allowed.extend(
+                c.databases[id]
+                    .stores
+                    .iter()
+                    .filter(|(_, st)| st.name.as_deref() == Some(s.as_str()))
+                    .map(|(sid, _)| (*id, Some(*sid))),
+            ),
+        }
+    }
+    if allowed.is_empty() {
+        let list: Vec<String> = c
+            .databases
+            .values()
+            .map(|d| {
+                let stores: Vec<&str> = d
+                    .stores
+                    .values()
+                    .filter_map(|s| s.name.as_deref())
+                    .collect();
+                format!(
+                    "{} ({})",
+                    d.name.as_deref().unwrap_or("?"),
+                    stores.join(", ")
+                )
+            })
+            .collect();
+        return Err(Failure::error(format!(
+            "{}: no {} named {:?}; the databases (and stores) are: {}",
+            dir.display(),
+            if a.store.is_some() {
+                "object store"
+            } else {
+                "database"
+            },
+            a.store
+                .as_ref()
+                .or(a.database.as_ref())
+                .map_or("", |s| s.as_str()),
+            list.join("; ")
+        )));
+    }
+    Ok(Some(allowed))
+}
+
+/// sessionStorage's namespace records: map -> (namespaces, origin).
+fn session_maps(db: &Db) -> BTreeMap<i64, (Vec<String>, String)> {
+    let mut maps: BTreeMap<i64, (Vec<String>, String)> = BTreeMap::new();
+    let Ok(mut view) = db.view() else {
+        return maps;
+    };
+    view.seek(b"namespace-");
+    while view.valid() && view.key().starts_with(b"namespace-") {
+        if let Some(SessionStorageEntry::Namespace {
+            namespace,
+            origin,
+            map: Some(map),
+        }) = dom_storage::decode_session_storage(view.key(), view.value())
+        {
+            let e = maps.entry(map).or_default();
+            e.0.push(String::from_utf8_lossy(namespace).into_owned());
+            e.1 = String::from_utf8_lossy(origin).into_owned();
+        }
+        view.next();
+    }
+    maps
+}
