@@ -14,7 +14,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use super::{CachedBlock, Key, KeyHasher, Replacement};
+use super::entry::{CachedBlock, Key, KeyHasher, Replacement};
 use crate::cache::sketch::FrequencySketch;
 
 /// CLOCK rings with TinyLFU admission, one per shard.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use quick_cache::sync::{Cache, GuardResult};
 use quick_cache::{Lifecycle, OptionsBuilder, Weighter};
 
-use super::{CachedBlock, Key, KeyHasher, Replacement};
+use super::entry::{CachedBlock, Key, KeyHasher, Replacement};
 
 /// Weight of an entry: its charge (at least 1).
 #[derive(Clone, Copy, Debug)]

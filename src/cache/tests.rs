@@ -1,5 +1,7 @@
 //! Tests of the block cache common to both policies.
 
+use std::sync::{Mutex, Weak};
+
 use super::*;
 
 const POLICIES: [CachePolicy; 2] = [CachePolicy::ClockTinyLfu, CachePolicy::QuickCache];

@@ -278,6 +278,26 @@ impl std::fmt::Debug for Compressor {
 }
 
 impl Compressor {
+    /// The form a block is stored in (LevelDB's `TableBuilder::WriteBlock`): compressed
+    /// with `kind` if that saves more than 12.5%, else as it is; with the trailer's type
+    /// byte.
+    ///
+    /// # Errors
+    /// As [`compress`].
+    pub fn stored_form<'a>(
+        &'a mut self,
+        kind: Compression,
+        raw: &'a [u8],
+    ) -> std::io::Result<(&'a [u8], u8)> {
+        if kind != Compression::None {
+            let c = self.compress(kind, raw)?;
+            if c.len() < raw.len() - raw.len() / 8 {
+                return Ok((c, kind.id()));
+            }
+        }
+        Ok((raw, COMPRESSION_NONE))
+    }
+
     /// Compresses `input` as `kind`; the result lives until the next call.
     ///
     /// # Errors

@@ -12,13 +12,14 @@
 
 use bytes::Bytes;
 
+use super::readahead::Readahead;
+use super::reader::TableReader;
 use crate::block::{Block, BlockIter};
 use crate::error::{Error, Result};
 use crate::format::BlockHandle;
 use crate::internal_key::{self, ParsedInternalKey};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
-use crate::table::{Readahead, TableReader};
 
 /// A cursor over a table's entries, in key order.
 pub struct TableIter<'a, R> {

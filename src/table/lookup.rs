@@ -17,86 +17,50 @@
 //! Steps 1 to 3 need the decoded index ([`ParsedIndex`]); without one (a comparator that is
 //! not bytewise-based) a lookup routes through the index block and goes to step 4.
 
-use super::*;
+use std::cell::Cell;
+use std::cmp::Ordering;
 
-/// What a point lookup looks for.
-pub(super) struct Probe<'k> {
-    /// The search's target: the first entry at or after it answers.
-    pub(super) seek: &'k [u8],
-    /// What the filter is asked about (the user key of a database table).
-    pub(super) filter: &'k [u8],
-    /// Only an entry equal to `seek` answers (plain tables): a block's search directory
-    /// may then answer instead of a search.
-    pub(super) exact: bool,
+use super::reader::TableReader;
+use super::records::{BlockView, HeldLookup, InPlaceLookup, Probe, SCRATCH};
+use crate::error::Result;
+use crate::format::MAX_SEQUENCE;
+use crate::internal_key::{self, ValueType};
+use crate::io::RandomAccess;
+use crate::options::ReadOptions;
+
+thread_local! {
+    /// Scratch space for the internal lookup key of a database-table lookup.
+    static SEEK_KEY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
-/// A block as a point lookup searches it: with its restart hints and its search directory,
-/// when it has them.
-#[derive(Clone, Copy)]
-pub(super) struct BlockView<'a> {
-    pub(super) block: &'a Block,
-    pub(super) hints: Option<&'a RestartHints>,
-    pub(super) dir: Option<&'a BlockDir>,
+/// The answer of a point lookup: found (with the value), deleted, or not found.
+///
+/// [`TableReader::lookup`] returns it with the value (`Lookup<Vec<u8>>`, the default);
+/// [`TableReader::lookup_into`] puts the value in the caller's buffer and returns
+/// [`LookupKind`] (`Lookup<()>`): one type for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup<V = Vec<u8>> {
+    /// The key has a value. `sequence` is set for internal-key tables.
+    Found {
+        /// The value (`()` from `lookup_into`, whose value is in the caller's buffer).
+        value: V,
+        /// Sequence number of the version found (internal keys only).
+        sequence: Option<u64>,
+    },
+    /// The newest visible version is a deletion (internal keys only).
+    Deleted {
+        /// Sequence number of the deletion.
+        sequence: u64,
+    },
+    /// The table has no version of the key.
+    NotFound,
 }
 
-impl<'a> BlockView<'a> {
-    /// A block without search aids.
-    pub(super) fn bare(block: &'a Block) -> Self {
-        BlockView {
-            block,
-            hints: None,
-            dir: None,
-        }
-    }
-
-    /// A cached block with the aids its entry holds.
-    pub(super) fn of(entry: &'a CachedBlock) -> Self {
-        BlockView {
-            block: &entry.block,
-            hints: entry.hints.as_ref(),
-            dir: entry.dir.as_ref(),
-        }
-    }
-}
+/// What [`TableReader::lookup_into`] found: a [`Lookup`] whose value is in the caller's
+/// buffer.
+pub type LookupKind = Lookup<()>;
 
 impl<R: RandomAccess> TableReader<R> {
-    /// The index decoded for searching, built on first use; `None` when the comparator is
-    /// not bytewise-based or the index does not store whole keys.
-    pub(super) fn parsed_index(&self) -> Option<&ParsedIndex> {
-        self.parsed_index
-            .get_or_init(|| {
-                // The prefix search needs keys ordered bytewise (plain or by user key).
-                (self.user_comparator.name() == BytewiseComparator.name())
-                    .then(|| ParsedIndex::build(&self.index, self.internal))
-                    .flatten()
-            })
-            .as_ref()
-    }
-
-    /// The handle of the data block that may hold `seek_key` (a table key), if any.
-    pub(super) fn index_lookup(&self, seek_key: &[u8]) -> Result<Option<BlockHandle>> {
-        if let Some(p) = self.parsed_index() {
-            return Ok(p.seek(self.index.data(), &*self.comparator, seek_key));
-        }
-        let mut scratch = INDEX_SCRATCH.take();
-        let found = self
-            .index
-            .seek_value_range(&*self.comparator, seek_key, &mut scratch);
-        INDEX_SCRATCH.set(scratch);
-        match found? {
-            None => Ok(None),
-            Some(r) => {
-                let mut v = &self.index.data()[r];
-                BlockHandle::decode_from(&mut v)
-                    .map(Some)
-                    .ok_or(Error::BadIndexValue {
-                        kind: BlockKind::Index,
-                        handle: self.footer.index,
-                    })
-            }
-        }
-    }
-
     /// The point-lookup pipeline (see the module docs): `f` runs on the first entry at or
     /// after `probe.seek` in the data block the index routes it to, unless the filter rules
     /// the block out. `Ok(None)`: no such entry (or, for an exact probe, none equal).
@@ -166,135 +130,6 @@ impl<R: RandomAccess> TableReader<R> {
             .map(|r| r.and_then(|r| f.take().map(|f| f(&key, &block.data()[r]))));
         SCRATCH.set(key);
         found
-    }
-
-    /// Where a point lookup for `seek_key` (a table key) goes: the data block the index
-    /// routes it to, if any and if the filter does not rule out `filter_key` (the user key
-    /// for database tables). Through the decoded index and the block's lookup record when
-    /// the table has them, else through the index block and the filter block.
-    #[inline]
-    pub(super) fn route(&self, seek_key: &[u8], filter_key: &[u8]) -> Result<Option<Route<'_>>> {
-        if let Some(p) = self.parsed_index() {
-            let Some(pos) = p.seek_position(self.index.data(), &*self.comparator, seek_key) else {
-                return Ok(None);
-            };
-            let Some(l) = self.block_lookup(pos) else {
-                return Ok(None);
-            };
-            return Ok(self.lookup_may_match(l, filter_key).then(|| Route {
-                pos: Some(pos),
-                lookup: Some(l),
-                handle: l.handle,
-                tp: p.key_prefix(seek_key),
-            }));
-        }
-        let Some(handle) = self.index_lookup(seek_key)? else {
-            return Ok(None);
-        };
-        let excluded = self
-            .filter()
-            .is_some_and(|f| !f.key_may_match(handle.offset, filter_key));
-        Ok((!excluded).then_some(Route {
-            pos: None,
-            lookup: None,
-            handle,
-            tp: 0,
-        }))
-    }
-
-    /// Runs `f` on the block at `handle` if its lookup record holds it (under the slot's
-    /// read lock), reporting the use to the cache's policy; otherwise says whether the cache
-    /// may hold the block anyway: only if the slot was never filled (a scan or another
-    /// reader of the table loaded it). A slot the cache emptied was evicted; probing would
-    /// only miss (a cold hash-table line).
-    #[inline]
-    pub(super) fn held_lookup<T>(
-        &self,
-        lookup: Option<&BlockLookup>,
-        handle: BlockHandle,
-        f: impl FnOnce(BlockView<'_>) -> T,
-    ) -> HeldLookup<T> {
-        let miss = |probe| HeldLookup::Miss {
-            probe,
-            outline: None,
-        };
-        let (Some(l), Some(cache)) = (lookup, &self.cache) else {
-            return miss(true);
-        };
-        let Ok(slot) = l.slot.read() else {
-            return miss(true);
-        };
-        match &*slot {
-            Slot::Held(h) if h.block.handle() == handle => {
-                // The entry's reference count is read first and written after the search:
-                // its line (not otherwise needed) then arrives during the search, and the
-                // lock's release (an atomic read-modify-write, which waits for earlier
-                // stores) does not wait for it.
-                let refs = h.entry.references();
-                let r = f(BlockView {
-                    block: &h.block,
-                    hints: h.hints.as_ref(),
-                    dir: None,
-                });
-                h.entry.mark_used(refs);
-                drop(slot);
-                cache.note_use(self.cache_id, handle.offset);
-                HeldLookup::Hit(r)
-            }
-            Slot::Never => miss(true),
-            Slot::Gone(outline) => HeldLookup::Miss {
-                probe: false,
-                outline: *outline,
-            },
-            Slot::Held(_) => miss(false),
-        }
-    }
-
-    /// The block at `handle` for a point lookup, from the cache (if `probe`) or the file;
-    /// the lookup record at index position `pos` holds it from then on while the cache does.
-    pub(super) fn load_for_lookup(
-        &self,
-        pos: Option<usize>,
-        handle: BlockHandle,
-        opts: ReadOptions,
-        probe: bool,
-    ) -> Result<Arc<CachedBlock>> {
-        let links = self.cache.as_ref().is_some_and(|c| c.holds_record_links());
-        let owner = self.lookups.get().filter(|_| links);
-        let record = owner
-            .zip(pos)
-            .and_then(|(o, p)| o.0.get(p).map(|l| (o, p, l)));
-        let Some((owner, pos, l)) = record else {
-            return self.load_data_block(handle, opts, None, true, probe, None);
-        };
-        let installed = Cell::new(false);
-        let install = |e: &Arc<CachedBlock>| {
-            // A block with a search directory is searched through its entry (the record
-            // holds no directory).
-            if e.dir.is_some() {
-                return;
-            }
-            installed.set(true);
-            if let Ok(mut slot) = l.slot.write() {
-                *slot = Slot::Held(Held {
-                    entry: e.clone(),
-                    block: e.block.clone(),
-                    hints: e.hints.clone(),
-                });
-            }
-            let owner: Weak<dyn SlotOwner> = Arc::downgrade(owner) as Weak<Lookups>;
-            e.link_to(owner, pos);
-        };
-        let e = self.load_data_block(handle, opts, None, true, probe, Some(&install))?;
-        if !installed.get() && e.dir.is_none() {
-            // Not taken by the cache: later lookups read it again without probing.
-            if let Ok(mut slot) = l.slot.write() {
-                if matches!(*slot, Slot::Never | Slot::Gone(None)) {
-                    *slot = Slot::Gone(self.outline_of(&e.block));
-                }
-            }
-        }
-        Ok(e)
     }
 
     /// Whether the filter rules out `key` (a user key for internal tables) in the data

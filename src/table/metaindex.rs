@@ -1,6 +1,11 @@
-//! The metaindex as read at open, and readahead for scans.
+//! The metaindex as read at open: its entries, bounded, and RocksDB's names in it.
 
-use super::*;
+use crate::block::Block;
+use crate::error::{BlockKind, Error, Result, RocksDbFormat};
+use crate::format::stored_block::{read_block, ReadBlockOptions};
+use crate::format::BlockHandle;
+use crate::io::RandomAccess;
+use crate::util::comparator::BytewiseComparator;
 
 pub(super) fn read_metaindex<R: RandomAccess>(
     file: &R,
@@ -8,7 +13,7 @@ pub(super) fn read_metaindex<R: RandomAccess>(
     data_end: u64,
     rb: ReadBlockOptions,
 ) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
-    let contents = stored_block::read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
+    let contents = read_block(file, h, BlockKind::Metaindex, data_end, rb)?;
     let block = Block::new(contents.data, BlockKind::Metaindex, h)?;
     let mut it = block.iter(&BytewiseComparator);
     let mut out = Vec::new();
@@ -62,51 +67,9 @@ pub(super) fn check_not_rocksdb(metaindex: &[(Vec<u8>, BlockHandle)]) -> Result<
     });
     if rocks {
         return Err(Error::RocksDb {
-            format: crate::error::RocksDbFormat::LegacyBlockBased,
+            format: RocksDbFormat::LegacyBlockBased,
             format_version: Some(0),
         });
     }
     Ok(())
-}
-
-/// Bytes read ahead of a forward scan: one large read serves many consecutive blocks.
-#[derive(Default)]
-pub(crate) struct Readahead {
-    start: u64,
-    buf: Bytes,
-}
-
-/// Size of one readahead read.
-pub(super) const READAHEAD_BYTES: u64 = 256 * 1024;
-
-impl Readahead {
-    /// The stored block plus trailer at `handle`, from the window or after refilling it.
-    pub(crate) fn fetch<R: RandomAccess>(
-        &mut self,
-        file: &R,
-        handle: BlockHandle,
-        data_end: u64,
-    ) -> Result<Bytes> {
-        crate::format::footer::check_handle(handle, BlockKind::Data, data_end)?;
-        // ok: check_handle proved offset + size + 5 <= data_end.
-        let n = handle.size + format::BLOCK_TRAILER_LEN as u64;
-        let inside =
-            handle.offset >= self.start && handle.offset + n <= self.start + self.buf.len() as u64;
-        if !inside {
-            let len = n.max(READAHEAD_BYTES).min(data_end - handle.offset);
-            self.buf = file
-                .read_at(handle.offset, len as usize)
-                .map_err(|e| Error::io_at(e, BlockKind::Data, handle))?;
-            self.start = handle.offset;
-            if (self.buf.len() as u64) < n {
-                return Err(Error::TruncatedBlock {
-                    kind: BlockKind::Data,
-                    handle,
-                    got: self.buf.len(),
-                });
-            }
-        }
-        let at = (handle.offset - self.start) as usize;
-        Ok(self.buf.slice(at..at + n as usize))
-    }
 }

@@ -6,10 +6,17 @@
 //! half of the decompression for a key drawn at random, no allocation); other blocks are
 //! read whole, and leave their outline in the record for the next time.
 
-use super::*;
-use crate::block::OutlineError;
+use std::cell::Cell;
+
+use super::reader::TableReader;
+use super::records::{BlockView, Route, Slot, SCRATCH};
+use crate::block::{Block, BlockOutline, OutlineError};
 use crate::compress::snappy_prefix::SnappyPrefix;
 use crate::compress::MAX_BLOCK_BYTES;
+use crate::error::{BlockKind, Error, Result};
+use crate::format;
+use crate::io::RandomAccess;
+use crate::options::ReadOptions;
 
 thread_local! {
     /// Where outlined blocks are decoded: reused, so that it stays in the CPU cache.

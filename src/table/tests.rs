@@ -1,7 +1,11 @@
 //! Unit tests of the lookup records and the cache together.
 
+use std::sync::Arc;
+
+use super::records::Slot;
 use super::*;
-use crate::options::{Compression, Options};
+use crate::cache::BlockCache;
+use crate::options::{Compression, KeyFormat, Options, ReadOptions, ReaderOptions};
 use crate::table_builder::TableBuilder;
 
 fn key(i: usize) -> Vec<u8> {

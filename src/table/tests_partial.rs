@@ -1,14 +1,24 @@
-//! Unit tests of lookups past the cache (`partial.rs`), for database and plain tables: through
-//! a block's outline, and by a whole decode the cache does not keep. Answers are checked against a model of the
-//! table's versions, and the tests check that the path they are about ran.
+//! Unit tests of lookups past the cache (`partial.rs`), for database and plain tables:
+//! through a block's outline, and by a whole decode the cache does not keep. Answers are
+//! checked against a model of the table's versions, and the tests check that the path they
+//! are about ran.
 
 use std::collections::BTreeMap;
 use std::io;
 
 use super::partial::TRANSIENT;
-use super::*;
 use crate::internal_key::internal_key;
-use crate::options::{Compression, Options};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+
+use super::*;
+use crate::cache::BlockCache;
+use crate::error::BlockKind;
+use crate::format::{self, MAX_SEQUENCE};
+use crate::internal_key::ValueType;
+use crate::io::RandomAccess;
+use crate::options::{Compression, KeyFormat, Options, ReadOptions, ReaderOptions};
 use crate::table_builder::TableBuilder;
 
 /// A table file the test can damage while a reader has it open.

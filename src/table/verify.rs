@@ -3,13 +3,13 @@
 
 use std::cmp::Ordering;
 
+use super::reader::{FilterStatus, TableReader};
 use crate::block::Block;
 use crate::error::{BlockKind, Error};
 use crate::format::stored_block::StoredBlock;
 use crate::format::BlockHandle;
 use crate::internal_key;
 use crate::io::RandomAccess;
-use crate::table::{FilterStatus, TableReader};
 use crate::util::comparator::BytewiseComparator;
 
 /// Most problems a report keeps (later ones are only counted).

@@ -14,11 +14,8 @@
 //! Bytes written are identical to LevelDB's for the same options, keys and compressor.
 
 use std::cmp::Ordering;
-use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{mpsc, Arc, Mutex};
-
-use std::thread;
+use std::sync::{mpsc, Arc};
 
 use crate::block::builder::BlockBuilder;
 use crate::compress::{self, Compression};
@@ -76,7 +73,7 @@ pub struct TableBuilder<W: Write> {
 pub(crate) mod file;
 mod pipeline;
 pub mod refilter;
-use pipeline::*;
+use pipeline::{InFlight, Job, Pipeline, MAX_IN_FLIGHT};
 
 impl<W: Write> TableBuilder<W> {
     /// A builder writing to `writer` with `opts`.
@@ -318,10 +315,13 @@ impl<W: Write> TableBuilder<W> {
     /// Compresses (if it pays) and writes a finished block.
     fn write_block(&mut self, block: &mut BlockBuilder) -> Result<BlockHandle> {
         let raw = block.finish();
-        let res = stored_form(&mut self.compressor, self.compression, raw).and_then(|(c, id)| {
-            let trailer = crate::format::stored_block::block_trailer(c, id);
-            write_stored(&mut self.writer, &mut self.offset, c, &trailer)
-        });
+        let res = self
+            .compressor
+            .stored_form(self.compression, raw)
+            .and_then(|(c, id)| {
+                let trailer = crate::format::stored_block::block_trailer(c, id);
+                write_stored(&mut self.writer, &mut self.offset, c, &trailer)
+            });
         res.map_err(|e| self.fail(e.into()))
     }
 
@@ -393,22 +393,6 @@ impl<W: Write> TableBuilder<W> {
         self.stats.file_size = self.offset;
         Ok((self.writer, self.stats))
     }
-}
-
-/// The form a block is stored in: compressed with `kind` if that saves more than 12.5% (as
-/// LevelDB decides), else raw; with the trailer's type byte.
-fn stored_form<'a>(
-    compressor: &'a mut compress::Compressor,
-    kind: Compression,
-    raw: &'a [u8],
-) -> std::io::Result<(&'a [u8], u8)> {
-    if kind != Compression::None {
-        let c = compressor.compress(kind, raw)?;
-        if c.len() < raw.len() - raw.len() / 8 {
-            return Ok((c, kind.id()));
-        }
-    }
-    Ok((raw, format::COMPRESSION_NONE))
 }
 
 /// Writes a stored block and its trailer at `*offset`, advances it, and returns the handle.

@@ -2,7 +2,12 @@
 //! the next one (`Options::parallel_compression`), at most `MAX_IN_FLIGHT` blocks ahead; the
 //! file is byte for byte what the single-threaded builder writes.
 
-use super::*;
+use std::collections::VecDeque;
+use std::sync::{mpsc, Mutex};
+use std::thread;
+
+use crate::compress::{self, Compression};
+use crate::format::{self, stored_block::block_trailer};
 
 /// Blocks in flight beyond which `flush` waits for the helper thread (64 KiB of 4 KiB
 /// blocks): enough that the builder rarely waits for a helper that is slow to wake.
@@ -102,21 +107,13 @@ pub(super) fn compress_blocks(
 ) {
     let mut compressor = compress::Compressor::default();
     while let Ok(Job { raw, mut out }) = jobs.recv() {
-        let (compressed, trailer, error) = match stored_form(&mut compressor, kind, &raw) {
+        let (compressed, trailer, error) = match compressor.stored_form(kind, &raw) {
             Ok((c, id)) if id != format::COMPRESSION_NONE => {
                 out.clear();
                 out.extend_from_slice(c);
-                (
-                    true,
-                    crate::format::stored_block::block_trailer(&out, id),
-                    None,
-                )
+                (true, block_trailer(&out, id), None)
             }
-            Ok((c, id)) => (
-                false,
-                crate::format::stored_block::block_trailer(c, id),
-                None,
-            ),
+            Ok((c, id)) => (false, block_trailer(c, id), None),
             Err(e) => (false, [0; format::BLOCK_TRAILER_LEN], Some(e)),
         };
         let d = Done {

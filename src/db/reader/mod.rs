@@ -306,6 +306,7 @@ pub fn builtin_comparator(name: &str) -> Option<Arc<dyn Comparator>> {
 mod get;
 mod level_search;
 mod open;
+mod open_table;
 mod order;
 mod tables;
 

@@ -3,29 +3,24 @@
 //! salvage a table is read past its damaged blocks, and a table that does not open is read
 //! from the blocks its checksums find (`salvage_table.rs`).
 
-use std::fs::File;
 use std::sync::OnceLock;
 
 use super::level_search::NO_SLOT;
-use super::{in_file, Db};
-use crate::db::cursor::{TableCursor, TableFile, TableSource};
-use crate::db::filename;
-use crate::db::salvage_table::{FoundTable, SkipIter};
-use crate::error::{Error, Result};
-use crate::options::ReadOptions;
+use crate::db::cursor::TableFile;
+use crate::db::salvage_table::FoundTable;
 use crate::table::TableReader;
 
 /// One live table: its number, file name, and reader once opened (or, under salvage, what
 /// its block checksums found when it does not open).
-struct Entry {
-    number: u64,
-    name: String,
-    reader: OnceLock<TableReader<TableFile>>,
-    found: OnceLock<FoundTable>,
+pub(super) struct Entry {
+    pub(super) number: u64,
+    pub(super) name: String,
+    pub(super) reader: OnceLock<TableReader<TableFile>>,
+    pub(super) found: OnceLock<FoundTable>,
 }
 
 /// The live tables present in the directory, sorted by file number.
-pub(super) struct Tables(Vec<Entry>);
+pub(super) struct Tables(pub(super) Vec<Entry>);
 
 impl Tables {
     /// The list of `(number, file name)` pairs (any order).
@@ -56,7 +51,7 @@ impl Tables {
         self.get(number).map(|e| e.name.as_str())
     }
 
-    fn get(&self, number: u64) -> Option<&Entry> {
+    pub(super) fn get(&self, number: u64) -> Option<&Entry> {
         self.0.get(self.slot(number) as usize)
     }
 
@@ -64,111 +59,6 @@ impl Tables {
     pub(super) fn set_found(&self, number: u64, found: FoundTable) {
         if let Some(e) = self.get(number) {
             let _ = e.found.set(found);
-        }
-    }
-}
-
-impl Db {
-    /// The table at `slot` of the list (as a level's search aid gives it), which is table
-    /// `number`; opened on first use.
-    #[inline]
-    pub(super) fn table_at(&self, slot: u32, number: u64) -> Result<&TableReader<TableFile>> {
-        match self.tables.0.get(slot as usize) {
-            Some(e) => match e.reader.get() {
-                Some(t) => Ok(t),
-                None => self.open_table(e),
-            },
-            None => Err(Error::MissingFile {
-                file: filename::table_file_name(number),
-            }),
-        }
-    }
-
-    #[cold]
-    fn open_table<'a>(&'a self, e: &'a Entry) -> Result<&'a TableReader<TableFile>> {
-        let name = &e.name;
-        let file = File::open(self.dir.join(name)).map_err(|err| in_file(name, err.into()))?;
-        let source: TableFile = if self.mmap {
-            #[cfg(feature = "mmap")]
-            {
-                // SAFETY: `Db::open_mmap`'s caller promised the tables are not changed in place.
-                #[allow(unsafe_code)]
-                let map = unsafe { crate::util::os::map_file(&file) };
-                Box::new(map.map_err(|err| in_file(name, err.into()))?)
-            }
-            #[cfg(not(feature = "mmap"))]
-            {
-                Box::new(file)
-            }
-        } else {
-            Box::new(file)
-        };
-        let t = TableReader::open(source, self.reader_opts.clone())
-            .map_err(|err| in_file(name, err))?;
-        // Another thread may have opened it meanwhile: either copy serves.
-        let _ = e.reader.set(t);
-        e.reader
-            .get()
-            .ok_or_else(|| Error::MissingFile { file: name.clone() })
-    }
-}
-
-impl TableSource for Db {
-    fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
-        self.table_at(self.tables.slot(number), number)
-    }
-
-    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
-        if self.salvage {
-            self.walk(number, opts)
-        } else {
-            Ok(TableCursor::new(self.table(number)?, opts))
-        }
-    }
-}
-
-impl Db {
-    /// A walk over table `number`, each entry with its position: under salvage damaged
-    /// blocks are skipped (and recorded) and a table that does not open is read from the
-    /// blocks its checksums find; otherwise the first damage stops the walk with an error.
-    ///
-    /// # Errors
-    /// The table cannot be read (an I/O error; without salvage, any damage), naming it.
-    pub(crate) fn walk(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
-        let e = self.tables.get(number).ok_or_else(|| Error::MissingFile {
-            file: filename::table_file_name(number),
-        })?;
-        if let Some(f) = e.found.get() {
-            return Ok(TableCursor::found(f, self.icmp.clone()));
-        }
-        match self.table_at(self.tables.slot(number), number) {
-            // Without salvage, the table's own iterator (with its readahead): the first
-            // damage stops it with an error.
-            Ok(t) if !self.salvage => Ok(TableCursor::new(t, opts)),
-            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(
-                t,
-                &e.name,
-                Some(&self.damage),
-                opts,
-            ))),
-            Err(err) if self.salvage && err.is_corruption() => {
-                let bytes = std::fs::read(self.dir.join(&e.name))
-                    .map_err(|io| in_file(&e.name, io.into()))?;
-                let found = FoundTable::salvage(
-                    &bytes,
-                    &e.name,
-                    &err,
-                    self.reader_opts.compression_profile,
-                    &self.icmp,
-                    &self.damage,
-                );
-                let _ = e.found.set(found);
-                let f = e.found.get().ok_or_else(|| Error::MissingFile {
-                    file: e.name.clone(),
-                })?;
-                Ok(TableCursor::found(f, self.icmp.clone()))
-            }
-            Err(err) => Err(err),
         }
     }
 }

@@ -1,0 +1,119 @@
+//! Opening the database's live tables on first use ([`Tables`](super::tables::Tables) holds
+//! them): by file number or by place in the list, through pread or a memory map, and under
+//! salvage past their damaged blocks.
+
+use std::fs::File;
+
+use super::tables::Entry;
+use super::{in_file, Db};
+use crate::db::cursor::{TableCursor, TableFile, TableSource};
+use crate::db::filename;
+use crate::db::salvage_table::{FoundTable, SkipIter};
+use crate::error::{Error, Result};
+use crate::options::ReadOptions;
+use crate::table::TableReader;
+
+impl Db {
+    /// The table at `slot` of the list (as a level's search aid gives it), which is table
+    /// `number`; opened on first use.
+    #[inline]
+    pub(super) fn table_at(&self, slot: u32, number: u64) -> Result<&TableReader<TableFile>> {
+        match self.tables.0.get(slot as usize) {
+            Some(e) => match e.reader.get() {
+                Some(t) => Ok(t),
+                None => self.open_table(e),
+            },
+            None => Err(Error::MissingFile {
+                file: filename::table_file_name(number),
+            }),
+        }
+    }
+
+    #[cold]
+    fn open_table<'a>(&'a self, e: &'a Entry) -> Result<&'a TableReader<TableFile>> {
+        let name = &e.name;
+        let file = File::open(self.dir.join(name)).map_err(|err| in_file(name, err.into()))?;
+        let source: TableFile = if self.mmap {
+            #[cfg(feature = "mmap")]
+            {
+                // SAFETY: `Db::open_mmap`'s caller promised the tables are not changed in place.
+                #[allow(unsafe_code)]
+                let map = unsafe { crate::util::os::map_file(&file) };
+                Box::new(map.map_err(|err| in_file(name, err.into()))?)
+            }
+            #[cfg(not(feature = "mmap"))]
+            {
+                Box::new(file)
+            }
+        } else {
+            Box::new(file)
+        };
+        let t = TableReader::open(source, self.reader_opts.clone())
+            .map_err(|err| in_file(name, err))?;
+        // Another thread may have opened it meanwhile: either copy serves.
+        let _ = e.reader.set(t);
+        e.reader
+            .get()
+            .ok_or_else(|| Error::MissingFile { file: name.clone() })
+    }
+}
+
+impl TableSource for Db {
+    fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
+        self.table_at(self.tables.slot(number), number)
+    }
+
+    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+        if self.salvage {
+            self.walk(number, opts)
+        } else {
+            Ok(TableCursor::new(self.table(number)?, opts))
+        }
+    }
+}
+
+impl Db {
+    /// A walk over table `number`, each entry with its position: under salvage damaged
+    /// blocks are skipped (and recorded) and a table that does not open is read from the
+    /// blocks its checksums find; otherwise the first damage stops the walk with an error.
+    ///
+    /// # Errors
+    /// The table cannot be read (an I/O error; without salvage, any damage), naming it.
+    pub(crate) fn walk(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+        let e = self.tables.get(number).ok_or_else(|| Error::MissingFile {
+            file: filename::table_file_name(number),
+        })?;
+        if let Some(f) = e.found.get() {
+            return Ok(TableCursor::found(f, self.icmp.clone()));
+        }
+        match self.table_at(self.tables.slot(number), number) {
+            // Without salvage, the table's own iterator (with its readahead): the first
+            // damage stops it with an error.
+            Ok(t) if !self.salvage => Ok(TableCursor::new(t, opts)),
+            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(
+                t,
+                &e.name,
+                Some(&self.damage),
+                opts,
+            ))),
+            Err(err) if self.salvage && err.is_corruption() => {
+                let bytes = std::fs::read(self.dir.join(&e.name))
+                    .map_err(|io| in_file(&e.name, io.into()))?;
+                let found = FoundTable::salvage(
+                    &bytes,
+                    &e.name,
+                    &err,
+                    self.reader_opts.compression_profile,
+                    &self.icmp,
+                    &self.damage,
+                );
+                let _ = e.found.set(found);
+                let f = e.found.get().ok_or_else(|| Error::MissingFile {
+                    file: e.name.clone(),
+                })?;
+                Ok(TableCursor::found(f, self.icmp.clone()))
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
