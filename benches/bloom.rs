@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use leveldb_table::{BloomFilterPolicy, FilterPolicy};
+use leveldb_table::{filter::BloomFilterPolicy, FilterPolicy};
 
 mod common;
 

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use criterion::{Criterion, SamplingMode, Throughput};
 use leveldb_table::{
-    BlockCache, CachePolicy, Compression, CountingReader, KeyFormat, ReadOptions, ReaderOptions,
-    TableReader,
+    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression,
+    ReadOptions, ReaderOptions, TableReader,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -114,7 +114,7 @@ fn open(bytes: &Bytes, cache_bytes: u64, (policy, links, _): (CachePolicy, bool,
     let cache = BlockCache::with_policy(cache_bytes, policy).record_links(links);
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
-        .block_cache(Arc::new(cache));
+        .block_cache(Some(Arc::new(cache)));
     TableReader::open(CountingReader::new(bytes.clone()), ro).expect("open")
 }
 
@@ -125,7 +125,8 @@ fn pass(s: &Setup, t: &Table, probes: &[u32]) -> (Duration, u64) {
     let start = Instant::now();
     for &i in probes {
         let found = t
-            .get_into(&s.keys[i as usize], ReadOptions::default(), &mut val)
+            .get_into(&s.keys[i as usize], &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
             .expect("get");
         assert!(found);
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use leveldb_table::raw::{FilterBlockBuilder, FilterBlockReader};
-use leveldb_table::{BloomFilterPolicy, FilterPolicy};
+use leveldb_table::{filter::BloomFilterPolicy, FilterPolicy};
 
 mod common;
 

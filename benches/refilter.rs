@@ -8,10 +8,12 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use leveldb_table::refilter::{refilter, refilter_with, RefilterOptions};
 use leveldb_table::{
-    BlockKind, BloomFilterPolicy, Compression, ReadOptions, ReaderOptions, TableBuilder,
-    TableReader,
+    error::BlockKind, filter::BloomFilterPolicy, Compression, ReadOptions, ReaderOptions,
+    TableBuilder, TableReader,
+};
+use leveldb_table::{
+    table::refilter::refilter, table::refilter::refilter_with, table::refilter::RefilterOptions,
 };
 
 mod common;
@@ -62,11 +64,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for &h in &handles {
-                n += table
-                    .read_block_contents(h, BlockKind::Data, true)
-                    .unwrap()
-                    .data
-                    .len();
+                n += table.read_block(h, BlockKind::Data).unwrap().data.len();
             }
             n
         })
@@ -75,12 +73,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("full_rebuild", |b| {
         b.iter(|| {
             let mut tb = TableBuilder::new(Vec::with_capacity(16 << 20), &rebuild_opts).unwrap();
-            let read = ReadOptions {
-                verify_checksums: true,
-                fill_cache: false,
-            };
+            let read = ReadOptions::default().fill_cache(false);
             // The entries read in place (no copy per entry), re-added.
-            let mut it = table.iter(read);
+            let mut it = table.iter(&read);
             it.seek_to_first();
             while it.valid() {
                 tb.add(it.key(), it.value()).unwrap();

@@ -10,7 +10,7 @@ use leveldb_table::{Compression, ReadOptions, TableReader};
 mod common;
 
 fn scan(t: &TableReader<bytes::Bytes>) -> u64 {
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let (mut n, mut x) = (0u64, 0u64);
     while it.valid() {

@@ -33,14 +33,22 @@ fn bench(c: &mut Criterion) {
         let t = common::open(&bytes, 256 << 20, use_filter);
         let mut val = Vec::with_capacity(128);
         for (k, v) in &hits {
-            assert!(t.get_into(k, ReadOptions::default(), &mut val).unwrap() && &val == v);
+            assert!(
+                t.get_into(k, &ReadOptions::default(), &mut val)
+                    .map(|l| l.is_found())
+                    .unwrap()
+                    && &val == v
+            );
         }
         let tag = if use_filter { "filter" } else { "nofilter" };
         g.bench_function(format!("hit_{tag}_x1024"), |b| {
             b.iter(|| {
                 let mut found = 0;
                 for (k, _) in &hits {
-                    found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                    found += t
+                        .get_into(k, &ReadOptions::default(), &mut val)
+                        .map(|l| l.is_found())
+                        .unwrap() as usize;
                 }
                 found
             })
@@ -49,7 +57,10 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut found = 0;
                 for k in &misses {
-                    found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                    found += t
+                        .get_into(k, &ReadOptions::default(), &mut val)
+                        .map(|l| l.is_found())
+                        .unwrap() as usize;
                 }
                 found
             })
@@ -62,7 +73,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut found = 0;
             for (k, _) in &hits {
-                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                found += t
+                    .get_into(k, &ReadOptions::default(), &mut val)
+                    .map(|l| l.is_found())
+                    .unwrap() as usize;
             }
             found
         })
@@ -94,7 +108,10 @@ fn bench(c: &mut Criterion) {
         .collect();
     let mut val = Vec::with_capacity(128);
     for k in &misses {
-        assert!(!t.get_into(k, ReadOptions::default(), &mut val).unwrap());
+        assert!(!t
+            .get_into(k, &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
+            .unwrap());
     }
     let mut g = c.benchmark_group("table_get_100k_hashed_keys_warm");
     g.measurement_time(Duration::from_secs(2))
@@ -105,7 +122,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut found = 0;
             for k in &hits {
-                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                found += t
+                    .get_into(k, &ReadOptions::default(), &mut val)
+                    .map(|l| l.is_found())
+                    .unwrap() as usize;
             }
             found
         })
@@ -114,7 +134,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut found = 0;
             for k in &misses {
-                found += t.get_into(k, ReadOptions::default(), &mut val).unwrap() as usize;
+                found += t
+                    .get_into(k, &ReadOptions::default(), &mut val)
+                    .map(|l| l.is_found())
+                    .unwrap() as usize;
             }
             found
         })

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --example bloom_fp_table`
 
-use leveldb_table::{BloomFilterPolicy, FilterPolicy, LegacyBloomFilterPolicy};
+use leveldb_table::{filter::BloomFilterPolicy, filter::LegacyBloomFilterPolicy, FilterPolicy};
 
 fn main() {
     const KEYS: u32 = 10_000;

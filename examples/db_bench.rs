@@ -36,7 +36,7 @@ use std::time::Instant;
 use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::db::extsort::ExternalSorter;
 use leveldb_table::db::{Db, DbOptions};
-use leveldb_table::{BlockCache, Compression, Options};
+use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 
 fn open(dir: &str, mmap: bool, verify: bool, cache_mb: u64) -> Db {
     let opts = DbOptions {
@@ -124,7 +124,7 @@ fn bulk(dir: &str, n: u64, shuffled: bool, memory_mb: u64, parallel: bool) -> St
         table: Options::default()
             .bloom(10)
             .block_size(4096)
-            .restart_interval(16)
+            .block_restart_interval(16)
             .compression(Compression::Snappy)
             .parallel_compression(parallel),
         ..BulkOptions::default()
@@ -174,7 +174,7 @@ fn gets(db: &Db, n: u64) -> String {
     let misses: Vec<Vec<u8>> = (0..PROBES)
         .map(|j| key(2 * (splitmix64(j + (1 << 32)) % (n - 1)) + 1))
         .collect();
-    let seq = db.last_sequence();
+    let read = ReadOptions::default().snapshot(Some(db.last_sequence()));
     let mut v = Vec::with_capacity(128);
     let (mut found, mut sum, mut wrong) = (0u64, 0u64, 0u64);
     let (mut t_hit, mut t_miss) = (0.0, 0.0);
@@ -182,8 +182,8 @@ fn gets(db: &Db, n: u64) -> String {
         (found, sum, wrong) = (0, 0, 0);
         let a = Instant::now();
         for k in &hits {
-            match db.get_into(k, seq, &mut v) {
-                Ok(Some(_)) => {
+            match db.get_into(k, &read, &mut v) {
+                Ok(Lookup::Found { .. }) => {
                     found += 1;
                     sum += v.len() as u64 + u64::from(v.first().copied().unwrap_or(0));
                 }
@@ -192,7 +192,7 @@ fn gets(db: &Db, n: u64) -> String {
         }
         let b = Instant::now();
         for k in &misses {
-            if !matches!(db.get_into(k, seq, &mut v), Ok(None)) {
+            if !matches!(db.get_into(k, &read, &mut v), Ok(Lookup::NotFound)) {
                 wrong += 1;
             }
         }
@@ -244,10 +244,12 @@ fn main() {
             let (mut n, mut sum) = (0u64, 0u64);
             for t in &mut times {
                 let a = Instant::now();
-                let mut view = db.view().unwrap_or_else(|e| {
-                    eprintln!("view: {e}");
-                    std::process::exit(2)
-                });
+                let mut view = db
+                    .view(&leveldb_table::ReadOptions::default())
+                    .unwrap_or_else(|e| {
+                        eprintln!("view: {e}");
+                        std::process::exit(2)
+                    });
                 view.seek_to_first();
                 n = 0;
                 while view.valid() {

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use leveldb_table::{BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy};
+use leveldb_table::{filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy};
 
 const KEYS: u64 = 10_000;
 const PROBES: u64 = 1_000_000;

@@ -39,8 +39,9 @@ use std::time::Instant;
 use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::{
-    map_file, BlockCache, CachePolicy, Compression, CountingReader, FilterStatus, KeyFormat,
-    Options, RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    raw::map_file, raw::CountingReader, table::CachePolicy, table::FilterStatus, table::KeyFormat,
+    BlockCache, Compression, Lookup, Options, RandomAccess, ReadOptions, ReaderOptions,
+    TableBuilder, TableReader,
 };
 
 const IMPL: &str = concat!("leveldb-table-", env!("CARGO_PKG_VERSION"));
@@ -160,7 +161,9 @@ struct Config {
 }
 
 fn build_options(c: &Config) -> Options {
-    let o = Options::default().block_size(4096).restart_interval(16);
+    let o = Options::default()
+        .block_size(4096)
+        .block_restart_interval(16);
     let o = if c.local_bloom {
         o.local_bloom(10.0)
     } else {
@@ -204,7 +207,7 @@ fn open_table(path: &str, cache_bytes: u64) -> Table {
     };
     let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
     if cache_bytes > 0 {
-        ro = ro.block_cache(Arc::new(new_cache(cache_bytes)));
+        ro = ro.block_cache(Some(Arc::new(new_cache(cache_bytes))));
     }
     TableReader::open(CountingReader::new(src), ro)
         .unwrap_or_else(|e| die(&format!("open table {path}: {e}")))
@@ -229,7 +232,10 @@ fn hit_pass(t: &Table, hits: &[(&[u8], &[u8])]) -> Pass {
     let mut bad = 0;
     let a = Instant::now();
     for &(k, v) in hits {
-        match t.get_into(k, ReadOptions::default(), &mut val) {
+        match t
+            .get_into(k, &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
+        {
             Ok(true) if val.as_slice() == v => {}
             Ok(_) => bad += 1,
             Err(e) => die(&format!("get: {e}")),
@@ -250,7 +256,10 @@ fn miss_pass(t: &Table, misses: &[&[u8]]) -> Pass {
     let mut bad = 0;
     let a = Instant::now();
     for &k in misses {
-        match t.get_into(k, ReadOptions::default(), &mut val) {
+        match t
+            .get_into(k, &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
+        {
             Ok(false) => {}
             Ok(true) => bad += 1,
             Err(e) => die(&format!("get: {e}")),
@@ -266,7 +275,11 @@ fn miss_pass(t: &Table, misses: &[&[u8]]) -> Pass {
 
 /// Public-API lookup: iterator seek, then key compare; copies the value as C++ does.
 #[inline]
-fn iter_get(it: &mut leveldb_table::TableIter<'_, Source>, key: &[u8], val: &mut Vec<u8>) -> bool {
+fn iter_get(
+    it: &mut leveldb_table::table::TableIter<'_, Source>,
+    key: &[u8],
+    val: &mut Vec<u8>,
+) -> bool {
     it.seek(key);
     if it.valid() && it.key() == key {
         val.clear();
@@ -281,7 +294,7 @@ fn iter_get(it: &mut leveldb_table::TableIter<'_, Source>, key: &[u8], val: &mut
 
 fn seek_hit_pass(t: &Table, hits: &[(&[u8], &[u8])]) -> Pass {
     let mut val = Vec::with_capacity(256);
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     let r0 = reads(t);
     let mut bad = 0;
     let a = Instant::now();
@@ -300,7 +313,7 @@ fn seek_hit_pass(t: &Table, hits: &[(&[u8], &[u8])]) -> Pass {
 
 fn seek_miss_pass(t: &Table, misses: &[&[u8]]) -> Pass {
     let mut val = Vec::with_capacity(256);
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     let r0 = reads(t);
     let mut bad = 0;
     let a = Instant::now();
@@ -329,7 +342,7 @@ fn scan_pass(t: &Table) -> Scan {
     let r0 = reads(t);
     let (mut count, mut bytes, mut x) = (0u64, 0u64, 0u64);
     let a = Instant::now();
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     while it.valid() {
         let (k, v) = (it.key(), it.value());
@@ -356,7 +369,7 @@ fn scan_pass(t: &Table) -> Scan {
 /// Returns (mismatches, entries seen).
 fn verify_scan(t: &Table, w: &Workload) -> (u64, u64) {
     let (mut bad, mut i) = (0u64, 0usize);
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     while it.valid() {
         let ok = w
@@ -595,7 +608,7 @@ fn run_bench(c: &Config, w: &Workload) -> i32 {
         if *PREAD.get().unwrap_or(&false) {
             "std::fs::File pread (--read pread), CRC32C verified on every block read"
         } else {
-            "leveldb_table::map_file (mmap, as LevelDB's Env), CRC32C verified on every block read"
+            "leveldb_table::raw::map_file (mmap, as LevelDB's Env), CRC32C verified on every block read"
         },
     );
     if !c.db.is_empty() {
@@ -615,19 +628,19 @@ fn run_bench(c: &Config, w: &Workload) -> i32 {
 fn db_gets(db: &Db, w: &Workload) -> (f64, f64, u64) {
     let mut bad = 0u64;
     let mut v = Vec::new();
-    let seq = db.last_sequence();
+    let read = ReadOptions::default().snapshot(Some(db.last_sequence()));
     let mut pass = |timed: bool| -> (f64, f64) {
         let a = Instant::now();
         for &(k, want) in &w.hits {
-            match db.get_into(k, seq, &mut v) {
-                Ok(Some(_)) if v.as_slice() == want => {}
+            match db.get_into(k, &read, &mut v) {
+                Ok(Lookup::Found { .. }) if v.as_slice() == want => {}
                 _ => bad += u64::from(timed),
             }
         }
         let hit = a.elapsed().as_secs_f64();
         let a = Instant::now();
         for &k in &w.misses {
-            if !matches!(db.get_into(k, seq, &mut v), Ok(None)) {
+            if !matches!(db.get_into(k, &read, &mut v), Ok(Lookup::NotFound)) {
                 bad += u64::from(timed);
             }
         }
@@ -776,19 +789,20 @@ fn run_db_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
     #[allow(unsafe_code)]
     let db = unsafe { Db::open_mmap(&c.db, opts) }
         .unwrap_or_else(|e| die(&format!("open db {}: {e}", c.db)));
-    let seq = db.last_sequence();
+    let read = ReadOptions::default().snapshot(Some(db.last_sequence()));
     let mut v = Vec::new();
     let mut bad = 0u64;
     let mut pass = |hits: bool| {
         if hits {
             for &(k, want) in &w.hits {
-                if !matches!(db.get_into(k, seq, &mut v), Ok(Some(_)) if v.as_slice() == want) {
+                if !matches!(db.get_into(k, &read, &mut v), Ok(Lookup::Found { .. }) if v.as_slice() == want)
+                {
                     bad += 1;
                 }
             }
         } else {
             for &k in &w.misses {
-                if !matches!(db.get_into(k, seq, &mut v), Ok(None)) {
+                if !matches!(db.get_into(k, &read, &mut v), Ok(Lookup::NotFound)) {
                     bad += 1;
                 }
             }
@@ -838,7 +852,10 @@ fn run_verify(c: &Config, w: &Workload) -> i32 {
     let mut val = Vec::with_capacity(256);
     let mut get_bad = 0u64;
     for &(k, v) in &w.entries {
-        let ok = match t.get_into(k, ReadOptions::default(), &mut val) {
+        let ok = match t
+            .get_into(k, &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
+        {
             Ok(found) => found && val.as_slice() == v,
             Err(e) => {
                 eprintln!("get {}: {e}", String::from_utf8_lossy(k));
@@ -856,7 +873,7 @@ fn run_verify(c: &Config, w: &Workload) -> i32 {
     // Iterator seek of every entry.
     let mut seek_bad = 0u64;
     {
-        let mut it = t.iter(ReadOptions::default());
+        let mut it = t.iter(&ReadOptions::default());
         for &(k, v) in &w.entries {
             if !iter_get(&mut it, k, &mut val) || val.as_slice() != v {
                 seek_bad += 1;
@@ -868,7 +885,10 @@ fn run_verify(c: &Config, w: &Workload) -> i32 {
     let r0 = reads(&t);
     let mut miss_bad = 0u64;
     for &k in &w.misses {
-        match t.get_into(k, ReadOptions::default(), &mut val) {
+        match t
+            .get_into(k, &ReadOptions::default(), &mut val)
+            .map(|l| l.is_found())
+        {
             Ok(false) => {}
             Ok(true) => miss_bad += 1,
             Err(e) => {

@@ -6,20 +6,27 @@
 //! - [`TableBuilder`] writes what LevelDB's `TableBuilder` writes: prefix-compressed blocks
 //!   with restart points, snappy (kept only when it saves more than 12.5%), one bloom filter
 //!   per 2 KiB of data-block offset, metaindex, index and the 48-byte footer.
-//!   [`TableFileBuilder`] writes a file atomically (temp file, fsync, rename).
+//!   [`table::TableFileBuilder`] writes a file atomically (temp file, fsync, rename).
 //! - [`TableReader`] opens tables from files, byte buffers or any [`RandomAccess`] source.
-//!   Point lookups consult the filter *before* reading a data block; cursors never skip a
-//!   damaged block; checksums are verified by default.
+//!   [`TableReader::get`] is the point lookup: it consults the filter *before* reading a
+//!   data block and answers with a [`Lookup`] (found, deleted, not found). Cursors never
+//!   skip a damaged block; every block's checksum is verified unless
+//!   [`ReaderOptions::verify_checksums`] is turned off.
 //! - Tables written by a LevelDB database (internal keys: user key + sequence/type tag) are
-//!   detected and read as they are: [`TableReader::lookup`] answers found / deleted / not found
-//!   for a user key at a snapshot.
-//! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer) are public under
-//!   [`raw`] for tools and tests.
+//!   detected and read as they are: a lookup takes a user key and
+//!   [`ReadOptions::snapshot`].
+//! - [`db`]: a LevelDB directory ([`Db`], read-only, with the same [`Lookup`] answers) and
+//!   the pieces its writers use (logs, write batches, the MANIFEST, compaction output).
+//! - [`idb`], [`v8value`], [`dom_storage`]: Chrome's IndexedDB keys and values and its
+//!   localStorage / sessionStorage.
+//! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer, internal
+//!   keys) and helpers for tools (memory maps, atomic files, a read-counting source) are
+//!   public under [`raw`].
 //! - Bloom filters on their own (counting, scalable, shared through Redis) are the workspace's
 //!   `sst-bloom` crate (`bloom/`, `docs/bloom.md`), so table users build no Redis client.
 //!
 //! ```
-//! use leveldb_table::{Options, ReaderOptions, TableBuilder, TableReader};
+//! use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
 //!
 //! # fn main() -> leveldb_table::Result<()> {
 //! let opts = Options::default().bloom(10);
@@ -29,66 +36,63 @@
 //! let (bytes, _stats) = builder.finish()?;
 //!
 //! let table = TableReader::open(bytes, ReaderOptions::default())?;
-//! assert_eq!(table.get(b"banana")?, Some(b"yellow".to_vec()));
-//! assert_eq!(table.get(b"cherry")?, None);
+//! let read = ReadOptions::default();
+//! assert_eq!(table.get(b"banana", &read)?.value(), Some(&b"yellow"[..]));
+//! assert_eq!(table.get(b"cherry", &read)?, Lookup::NotFound);
 //! # Ok(())
 //! # }
 //! ```
-// All `unsafe` code is in `os.rs`: the memory map (behind the `unsafe fn`s `map_file`,
-// `TableReader::open_mmap` and `Db::open_mmap`, whose callers promise the file is not
-// changed while mapped) and `madvise` advice that block buffers be backed by huge pages;
-// everything else is checked by the compiler. (`db/reader.rs` and `table.rs` only call
-// those `unsafe fn`s, inside their own `unsafe fn`s.)
+// All `unsafe` code is in `util/os.rs`: the memory map (`map_file`, an `unsafe fn`: its
+// caller promises the file is not changed while mapped), `madvise` advice that block
+// buffers be backed by huge pages, and the `fcntl` lock on a database's LOCK file. Maps are
+// opened in two places outside it, each under `#[allow(unsafe_code)]` with its SAFETY note:
+// `TableReader::open_mmap` (an `unsafe fn`, table/reader.rs) and the table cache of a
+// database opened with `Db::open_mmap` (an `unsafe fn`, db/reader/mod.rs; the map itself is
+// opened later, in the safe `open_table` of db/reader/open_table.rs, relying on that
+// promise). Everything else is checked by the compiler.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-mod block;
-mod cache;
-mod compress;
-mod error;
-mod filter;
-mod format;
-mod internal_key;
-mod io;
+// The layers, lowest first; each imports only those before it (tests/module_graph.rs).
+mod block; // blocks: reader, search, builder
+mod cache; // the block cache
+mod compress; // codecs, the buffers blocks are decompressed into
+mod format; // constants, handles, footer, reading a stored block
+mod internal_key; // LevelDB's internal keys, comparator, filter adapter
+mod io; // RandomAccess sources
 mod options;
-mod search;
-mod table;
+mod search; // in-memory search aids: the decoded index, block directories
 mod table_builder;
-mod util;
+mod util; // coding, crc32c, hash, comparator, atomic files, the OS (all the `unsafe`)
 
 pub mod db;
 pub mod dom_storage;
+pub mod error;
+pub mod filter;
 pub mod idb;
-pub mod salvage;
+pub mod table;
 pub mod v8value;
 
-pub use cache::{BlockCache, CachePolicy};
-pub use compress::{Compression, CompressionProfile, DecompressError};
-pub use error::{BlockKind, Error, Result, RocksDbFormat};
-pub use filter::{
-    BloomFilter, BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, LegacyBloomFilterPolicy,
-};
-pub use format::{BlockHandle, Footer};
-pub use internal_key::{InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType};
-pub use io::{CountingReader, RandomAccess};
-pub use options::{KeyFormat, Options, ReadOptions, ReaderOptions};
-pub use table::VerifyReport;
-pub use table::{Entries, TableIter};
-pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
-pub use table_builder::file::TableFileBuilder;
-pub use table_builder::refilter;
-pub use table_builder::{TableBuilder, TableStats};
-pub use util::atomic_file::{write_atomically, AtomicFile};
+pub use cache::BlockCache;
+pub use db::Db;
+pub use error::{Error, Result};
+pub use filter::FilterPolicy;
+pub use io::RandomAccess;
+pub use options::{Compression, Options, ReadOptions, ReaderOptions};
+pub use table::{Lookup, TableBuilder, TableReader};
 pub use util::comparator::{BytewiseComparator, Comparator};
-#[cfg(feature = "mmap")]
-pub use util::os::map_file;
 
-/// The layers under the table: encodings, checksums, hash, blocks, filter blocks, footer.
-/// For tools, tests and other engines that need LevelDB's pieces one by one.
+/// The layers under the table: encodings, checksums, hash, blocks, filter blocks, footer,
+/// internal keys; and the helpers tools use (a read-counting source, memory maps, atomic
+/// file writes). For tools, tests and other engines that need LevelDB's pieces one by one.
 pub mod raw {
     pub use crate::block::builder::BlockBuilder;
     pub use crate::block::{Block, BlockIter};
     pub use crate::filter::block::{FilterBlockBuilder, FilterBlockReader};
+    pub use crate::io::CountingReader;
+    pub use crate::util::atomic_file::{write_atomically, AtomicFile};
+    #[cfg(feature = "mmap")]
+    pub use crate::util::os::map_file;
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
@@ -119,6 +123,6 @@ pub mod raw {
     }
     /// LevelDB's bloom filter, probe by probe (`util/bloom.cc`).
     pub mod bloom {
-        pub use crate::filter::{k_for_bits_per_key, probes};
+        pub use crate::filter::bloom::{k_for_bits_per_key, probes, BloomFilter};
     }
 }

@@ -1,5 +1,10 @@
-//! Options for writing and reading tables. Defaults are LevelDB's, except where
-//! `docs/compat.md` says otherwise (checksums are verified by default when reading).
+//! Options, one type per role: [`Options`] (writing a table), [`ReaderOptions`] (opening one)
+//! and [`ReadOptions`] (one read). Defaults are LevelDB's, except where `docs/compat.md` says
+//! otherwise (block checksums are verified by default).
+//!
+//! Every option is a public field and a setter of the same name, so options read as
+//! `Options::default().block_size(8192).bloom(10)`; the structs are `#[non_exhaustive]`, so
+//! options can be added without breaking callers.
 
 use std::sync::Arc;
 
@@ -10,8 +15,9 @@ use crate::format::{DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL};
 use crate::internal_key::{InternalFilterPolicy, InternalKeyComparator};
 use crate::util::comparator::{BytewiseComparator, Comparator};
 
-/// How a table is written (LevelDB's `Options`, the fields the table layer uses).
+/// How a table is written (the fields of LevelDB's `Options` the table layer uses).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Uncompressed size at which a data block is cut (4096).
     pub block_size: usize,
@@ -20,19 +26,19 @@ pub struct Options {
     /// Block compression (snappy). A block is stored compressed only if that saves more
     /// than 12.5%.
     pub compression: Compression,
-    /// Filter policy (none). `Some(bloom(10))` is what most databases use.
+    /// Filter policy (none). [`bloom(10)`](Self::bloom) is what most databases use.
     pub filter_policy: Option<Arc<dyn FilterPolicy>>,
     /// Key order (bytewise).
     pub comparator: Arc<dyn Comparator>,
-    /// Compress data blocks on a helper thread while the builder fills the next block (off).
-    /// The file is byte-for-byte the one the builder writes without it; `file_size` then
-    /// trails by the blocks still being compressed (the blocks in flight, at most 16).
+    /// Compress data blocks on a helper thread while the builder fills the next block
+    /// (false). The file is byte for byte the one the builder writes without it;
+    /// `file_size` then trails by the blocks still being compressed (at most 16).
     pub parallel_compression: bool,
     /// Keys are a database's internal keys (false): `comparator` and `filter_policy` are
     /// the *user* ones, and the builder orders keys by [`InternalKeyComparator`] over
-    /// `comparator` and builds filters over user keys ([`InternalFilterPolicy`]). Set by
-    /// [`internal_keys`](Self::internal_keys), in any order with the other setters.
-    pub internal: bool,
+    /// `comparator` and builds filters over user keys ([`InternalFilterPolicy`]), as a
+    /// LevelDB database writes its tables. Independent of the other options' order.
+    pub internal_keys: bool,
 }
 
 impl Default for Options {
@@ -44,7 +50,7 @@ impl Default for Options {
             filter_policy: None,
             comparator: Arc::new(BytewiseComparator),
             parallel_compression: false,
-            internal: false,
+            internal_keys: false,
         }
     }
 }
@@ -61,83 +67,84 @@ impl std::fmt::Debug for Options {
             )
             .field("comparator", &self.comparator.name())
             .field("parallel_compression", &self.parallel_compression)
-            .field("internal", &self.internal)
+            .field("internal_keys", &self.internal_keys)
             .finish()
     }
 }
 
 impl Options {
-    /// Sets the data block size.
+    /// Sets [`block_size`](Self::block_size).
     pub fn block_size(mut self, n: usize) -> Self {
         self.block_size = n;
         self
     }
 
-    /// Sets the restart interval.
-    pub fn restart_interval(mut self, n: usize) -> Self {
+    /// Sets [`block_restart_interval`](Self::block_restart_interval).
+    pub fn block_restart_interval(mut self, n: usize) -> Self {
         self.block_restart_interval = n;
         self
     }
 
-    /// Sets the compression.
+    /// Sets [`compression`](Self::compression).
     pub fn compression(mut self, c: Compression) -> Self {
         self.compression = c;
         self
     }
 
-    /// Uses LevelDB's bloom filter with `bits_per_key` bits per key.
-    pub fn bloom(mut self, bits_per_key: usize) -> Self {
-        self.filter_policy = Some(Arc::new(BloomFilterPolicy::new(bits_per_key)));
+    /// Sets [`filter_policy`](Self::filter_policy) (`None`: no filter).
+    pub fn filter_policy(mut self, p: Option<Arc<dyn FilterPolicy>>) -> Self {
+        self.filter_policy = p;
         self
     }
 
-    /// Uses this crate's cache-local bloom filter with `bits_per_key` bits per key
-    /// ([`CacheLocalBloomPolicy`](crate::CacheLocalBloomPolicy): one cache line per probe,
-    /// fewer false positives; LevelDB reads such tables unfiltered).
-    pub fn local_bloom(mut self, bits_per_key: f64) -> Self {
-        self.filter_policy = Some(Arc::new(crate::filter::CacheLocalBloomPolicy::new(
+    /// Sets [`filter_policy`](Self::filter_policy) to LevelDB's bloom filter with
+    /// `bits_per_key` bits per key ([`BloomFilterPolicy`]).
+    pub fn bloom(self, bits_per_key: usize) -> Self {
+        self.filter_policy(Some(Arc::new(BloomFilterPolicy::new(bits_per_key))))
+    }
+
+    /// Sets [`filter_policy`](Self::filter_policy) to this crate's cache-local bloom filter
+    /// with `bits_per_key` bits per key ([`CacheLocalBloomPolicy`](crate::filter::CacheLocalBloomPolicy):
+    /// one cache line per probe, fewer false positives; LevelDB reads such tables unfiltered).
+    pub fn local_bloom(self, bits_per_key: f64) -> Self {
+        self.filter_policy(Some(Arc::new(crate::filter::CacheLocalBloomPolicy::new(
             bits_per_key,
-        )));
+        ))))
+    }
+
+    /// Sets [`comparator`](Self::comparator).
+    pub fn comparator(mut self, c: Arc<dyn Comparator>) -> Self {
+        self.comparator = c;
         self
     }
 
-    /// Compresses data blocks on a helper thread (see the field).
+    /// Sets [`parallel_compression`](Self::parallel_compression).
     pub fn parallel_compression(mut self, on: bool) -> Self {
         self.parallel_compression = on;
         self
     }
 
-    /// Uses no filter.
-    pub fn no_filter(mut self) -> Self {
-        self.filter_policy = None;
+    /// Sets [`internal_keys`](Self::internal_keys).
+    pub fn internal_keys(mut self, on: bool) -> Self {
+        self.internal_keys = on;
         self
     }
 
-    /// Writes a table as a LevelDB database does: keys are internal keys (user key + 8-byte
-    /// tag), ordered by [`InternalKeyComparator`], and filters are built over user keys
-    /// ([`InternalFilterPolicy`]). The comparator and filter stay the user ones and are
-    /// wrapped when a builder is created, so this may come before or after
-    /// [`bloom`](Self::bloom) and the others, and more than once.
-    pub fn internal_keys(mut self) -> Self {
-        self.internal = true;
-        self
-    }
-
-    /// The comparator the builder orders keys by: [`comparator`](Self::comparator), wrapped
-    /// in [`InternalKeyComparator`] for internal keys.
-    pub fn key_comparator(&self) -> Arc<dyn Comparator> {
-        if self.internal {
+    /// The comparator the builder orders keys by: `comparator`, wrapped in
+    /// [`InternalKeyComparator`] for internal keys.
+    pub(crate) fn key_comparator(&self) -> Arc<dyn Comparator> {
+        if self.internal_keys {
             Arc::new(InternalKeyComparator::new(self.comparator.clone()))
         } else {
             self.comparator.clone()
         }
     }
 
-    /// The filter policy the builder uses: [`filter_policy`](Self::filter_policy), wrapped
-    /// in [`InternalFilterPolicy`] (filters over user keys) for internal keys.
-    pub fn key_filter_policy(&self) -> Option<Arc<dyn FilterPolicy>> {
+    /// The filter policy the builder uses: `filter_policy`, wrapped in
+    /// [`InternalFilterPolicy`] (filters over user keys) for internal keys.
+    pub(crate) fn key_filter_policy(&self) -> Option<Arc<dyn FilterPolicy>> {
         let p = self.filter_policy.clone()?;
-        Some(if self.internal {
+        Some(if self.internal_keys {
             Arc::new(InternalFilterPolicy::new(p))
         } else {
             p
@@ -160,22 +167,28 @@ pub enum KeyFormat {
 
 /// How a table is opened.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ReaderOptions {
     /// The user key order (bytewise). For internal keys it is wrapped in
     /// [`InternalKeyComparator`].
     pub comparator: Arc<dyn Comparator>,
-    /// Plain or internal keys, or detect.
+    /// Plain or internal keys, or detect ([`KeyFormat::Auto`]).
     pub keys: KeyFormat,
     /// Use the table's filter for point lookups (true).
     pub use_filter: bool,
-    /// Filter policies to recognise besides the built-in bloom filters (matched by name).
+    /// Filter policies to recognise besides the built-in bloom filters, matched by the
+    /// name in the metaindex (none).
     pub filter_policies: Vec<Arc<dyn FilterPolicy>>,
-    /// Block cache to use, possibly shared with other tables (none).
+    /// Block cache, possibly shared with other tables (none).
     pub block_cache: Option<Arc<BlockCache>>,
-    /// Verify the checksums of the index, metaindex and filter blocks when opening (true;
-    /// LevelDB's `paranoid_checks`).
+    /// Verify the checksum of every block read from the table (true): the index and
+    /// metaindex at open, the filter block when it is first used, each data block when it
+    /// is read. LevelDB's `paranoid_checks` and `ReadOptions::verify_checksums` in one (both
+    /// off by default in LevelDB). With `false`, a block is still verified when it goes into
+    /// a block cache (which may be shared with readers that verify): it is cached only if
+    /// it checks out, and otherwise read as it is.
     pub verify_checksums: bool,
-    /// How to read the ambiguous compression id 2.
+    /// How to read the ambiguous compression id 2 ([`CompressionProfile::Auto`]).
     pub compression_profile: CompressionProfile,
 }
 
@@ -193,55 +206,97 @@ impl Default for ReaderOptions {
     }
 }
 
+impl std::fmt::Debug for ReaderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let policies: Vec<&str> = self.filter_policies.iter().map(|p| p.name()).collect();
+        f.debug_struct("ReaderOptions")
+            .field("comparator", &self.comparator.name())
+            .field("keys", &self.keys)
+            .field("use_filter", &self.use_filter)
+            .field("filter_policies", &policies)
+            .field("block_cache", &self.block_cache)
+            .field("verify_checksums", &self.verify_checksums)
+            .field("compression_profile", &self.compression_profile)
+            .finish()
+    }
+}
+
 impl ReaderOptions {
-    /// Sets the key format.
+    /// Sets [`comparator`](Self::comparator).
+    pub fn comparator(mut self, c: Arc<dyn Comparator>) -> Self {
+        self.comparator = c;
+        self
+    }
+
+    /// Sets [`keys`](Self::keys).
     pub fn keys(mut self, keys: KeyFormat) -> Self {
         self.keys = keys;
         self
     }
 
-    /// Sets the block cache.
-    pub fn block_cache(mut self, cache: Arc<BlockCache>) -> Self {
-        self.block_cache = Some(cache);
-        self
-    }
-
-    /// Turns checksum verification of metadata blocks on or off.
-    pub fn verify_checksums(mut self, on: bool) -> Self {
-        self.verify_checksums = on;
-        self
-    }
-
-    /// Turns the use of the filter on or off.
+    /// Sets [`use_filter`](Self::use_filter).
     pub fn use_filter(mut self, on: bool) -> Self {
         self.use_filter = on;
         self
     }
 
-    /// Sets the compression profile.
+    /// Sets [`filter_policies`](Self::filter_policies).
+    pub fn filter_policies(mut self, policies: Vec<Arc<dyn FilterPolicy>>) -> Self {
+        self.filter_policies = policies;
+        self
+    }
+
+    /// Sets [`block_cache`](Self::block_cache).
+    pub fn block_cache(mut self, cache: Option<Arc<BlockCache>>) -> Self {
+        self.block_cache = cache;
+        self
+    }
+
+    /// Sets [`verify_checksums`](Self::verify_checksums).
+    pub fn verify_checksums(mut self, on: bool) -> Self {
+        self.verify_checksums = on;
+        self
+    }
+
+    /// Sets [`compression_profile`](Self::compression_profile).
     pub fn compression_profile(mut self, p: CompressionProfile) -> Self {
         self.compression_profile = p;
         self
     }
 }
 
-/// Per-read options (LevelDB's `ReadOptions`).
-#[derive(Debug, Clone, Copy)]
+/// How one read is made (LevelDB's `ReadOptions`; checksums are a reader's option,
+/// [`ReaderOptions::verify_checksums`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadOptions {
-    /// Compare each data block's CRC before using it (true; LevelDB's default is false).
-    /// Blocks that enter the block cache are checked either way (`fill_cache` with a
-    /// cache), so a damaged block never reaches a later reader through the cache; turning
-    /// this off skips the check only for blocks read past the cache.
-    pub verify_checksums: bool,
-    /// Put blocks read into the block cache (true).
+    /// Put the blocks read into the block cache (true).
     pub fill_cache: bool,
+    /// Read as of this sequence number: versions written later are not seen (`None`, the
+    /// default: the newest). Only database tables and databases have sequence numbers;
+    /// plain tables ignore it.
+    pub snapshot: Option<u64>,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            verify_checksums: true,
             fill_cache: true,
+            snapshot: None,
         }
+    }
+}
+
+impl ReadOptions {
+    /// Sets [`fill_cache`](Self::fill_cache).
+    pub fn fill_cache(mut self, on: bool) -> Self {
+        self.fill_cache = on;
+        self
+    }
+
+    /// Sets [`snapshot`](Self::snapshot).
+    pub fn snapshot(mut self, sequence: Option<u64>) -> Self {
+        self.snapshot = sequence;
+        self
     }
 }

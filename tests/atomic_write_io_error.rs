@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use leveldb_table::{Options, TableFileBuilder, TableReader};
+use leveldb_table::{table::TableFileBuilder, Options, TableReader};
 
 const CHILD_ENV: &str = "ATOMIC_WRITE_IO_ERROR_CHILD";
 
@@ -35,7 +35,14 @@ fn child_build_under_file_size_limit() {
             .collect();
         assert_eq!(names, ["table.ldb"]);
         let t = TableReader::open_path(&target).unwrap();
-        assert_eq!(t.get(b"key00001999").unwrap().unwrap().len(), 320);
+        assert_eq!(
+            t.get(b"key00001999", &Default::default())
+                .map(|l| l.into_value())
+                .unwrap()
+                .unwrap()
+                .len(),
+            320
+        );
         return;
     };
     match build(Path::new(&target), 200_000) {

@@ -10,8 +10,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    BlockCache, CachePolicy, Compression, CountingReader, KeyFormat, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression, Options,
+    ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 
 /// Entries per data block (block size 4096: a block closes once it reaches 4096 bytes).
@@ -56,7 +56,7 @@ fn table(
     let cache = Arc::new(BlockCache::with_policy(cache_blocks * 4096, policy).record_links(links));
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
-        .block_cache(cache.clone());
+        .block_cache(Some(cache.clone()));
     let file = CountingReader::new(File::open(&path).unwrap());
     let t = TableReader::open(file, ro).unwrap();
     let blocks = t.data_block_handles().unwrap().len();
@@ -66,7 +66,9 @@ fn table(
 
 fn get(t: &TableReader<CountingReader<File>>, i: usize, buf: &mut Vec<u8>) {
     assert!(
-        t.get_into(&key(i), ReadOptions::default(), buf).unwrap(),
+        t.get_into(&key(i), &ReadOptions::default(), buf)
+            .map(|l| l.is_found())
+            .unwrap(),
         "key {i}"
     );
     assert_eq!(*buf, value(i), "value of key {i}");
@@ -139,7 +141,7 @@ fn values_stay_right_through_eviction_and_buffer_reuse_with(config: (CachePolicy
             get(&t, (j * step + pass) % n, &mut buf);
             assert!(cache.charge() <= cache.capacity());
         }
-        let entries = t.iter(ReadOptions::default()).entries_from_start();
+        let entries = t.iter(&ReadOptions::default()).entries_from_start();
         for (i, kv) in entries.enumerate() {
             let (k, v) = kv.unwrap();
             assert_eq!((k, v), (key(i), value(i)));
@@ -178,11 +180,12 @@ fn threads_sharing_a_table_and_a_small_cache_read_right_with(config: (CachePolic
                     // Absent keys just above a present one: the filter or the block says no.
                     let absent = [key(i), b"!".to_vec()].concat();
                     assert!(!t
-                        .get_into(&absent, ReadOptions::default(), &mut buf)
+                        .get_into(&absent, &ReadOptions::default(), &mut buf)
+                        .map(|l| l.is_found())
                         .unwrap());
                     if round % 1000 == thread {
                         let scanned = t
-                            .iter(ReadOptions::default())
+                            .iter(&ReadOptions::default())
                             .entries_from_start()
                             .map(|kv| kv.unwrap())
                             .enumerate()

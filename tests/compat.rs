@@ -6,9 +6,9 @@ use leveldb_table::raw::format::block_trailer;
 use leveldb_table::raw::hash::hash_signed_tail;
 use leveldb_table::raw::{Block, BlockBuilder};
 use leveldb_table::{
-    BlockCache, BlockHandle, BytewiseComparator, Compression, CountingReader, DecompressError,
-    Error, FilterPolicy, FilterStatus, KeyFormat, Options, ReadOptions, ReaderOptions,
-    TableBuilder, TableReader,
+    error::DecompressError, raw::format::BlockHandle, raw::CountingReader, table::FilterStatus,
+    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy, Options,
+    ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 
 fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
@@ -39,17 +39,14 @@ fn data_checksums_are_verified_by_default() {
     let t = TableReader::open(bytes.clone(), plain()).unwrap();
     let (_, h) = t.data_block_handles().unwrap()[0];
     flip_in_block(&mut bytes, h);
-    let t = TableReader::open(bytes, plain()).unwrap();
-    let err = t.get(b"key00000").unwrap_err();
+    let t = TableReader::open(bytes.clone(), plain()).unwrap();
+    let err = t.get(b"key00000", &ReadOptions::default()).unwrap_err();
     assert!(matches!(err, Error::ChecksumMismatch { .. }), "{err}");
     // LevelDB's default (no verification) silently returns the changed value.
-    let mut v = Vec::new();
-    let ro = ReadOptions {
-        verify_checksums: false,
-        fill_cache: true,
-    };
-    assert!(t.get_into(b"key00000", ro, &mut v).unwrap());
-    assert_ne!(v, b"value00000");
+    let t = TableReader::open(bytes, plain().verify_checksums(false)).unwrap();
+    let got = t.get(b"key00000", &ReadOptions::default()).unwrap();
+    assert!(got.is_found());
+    assert_ne!(got.value(), Some(&b"value00000"[..]));
 }
 
 #[test]
@@ -78,7 +75,7 @@ fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
     let (_, bad) = handles[handles.len() / 2];
     flip_in_block(&mut bytes, bad);
     let t = TableReader::open(bytes, plain()).unwrap();
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let mut n = 0;
     while it.valid() {
@@ -91,7 +88,7 @@ fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
         "stopped at the bad block after {n} entries"
     );
     let results: Vec<_> = t
-        .iter(ReadOptions::default())
+        .iter(&ReadOptions::default())
         .entries_from_start()
         .collect();
     assert!(
@@ -130,16 +127,20 @@ fn the_block_cache_holds_only_verified_blocks() {
         .unwrap()[0];
     flip_in_block(&mut bytes, h);
     let cache = Arc::new(BlockCache::new(1 << 20));
-    let t = TableReader::open(bytes, plain().block_cache(cache.clone())).unwrap();
-    let unverified = ReadOptions {
-        verify_checksums: false,
-        fill_cache: true,
-    };
-    let mut v = Vec::new();
-    t.get_into(b"key00001", unverified, &mut v).unwrap();
+    let unverified = TableReader::open(
+        bytes.clone(),
+        plain()
+            .block_cache(Some(cache.clone()))
+            .verify_checksums(false),
+    )
+    .unwrap();
+    let t = TableReader::open(bytes, plain().block_cache(Some(cache.clone()))).unwrap();
+    unverified
+        .get(b"key00001", &ReadOptions::default())
+        .unwrap();
     assert_eq!(cache.len(), 0, "an unverified block is not cached");
     assert!(
-        matches!(t.get(b"key00001"), Err(Error::ChecksumMismatch { handle, .. }) if handle == h),
+        matches!(t.get(b"key00001", &ReadOptions::default()), Err(Error::ChecksumMismatch { handle, .. }) if handle == h),
         "a verified read still sees the damage"
     );
 }
@@ -153,19 +154,18 @@ fn reads_without_checksums_still_cache_blocks_verified() {
     let cache = Arc::new(BlockCache::new(1 << 20));
     let t = TableReader::open(
         CountingReader::new(bytes),
-        plain().block_cache(cache.clone()),
+        plain()
+            .block_cache(Some(cache.clone()))
+            .verify_checksums(false),
     )
     .unwrap();
-    let unverified = ReadOptions {
-        verify_checksums: false,
-        fill_cache: true,
-    };
+    let read = ReadOptions::default();
     let mut v = Vec::new();
-    assert!(t.get_into(b"key00001", unverified, &mut v).unwrap());
+    assert!(t.get_into(b"key00001", &read, &mut v).unwrap().is_found());
     assert_eq!(cache.len(), 1, "the block was cached");
     let reads = t.source().reads();
-    assert!(t.get_into(b"key00002", unverified, &mut v).unwrap());
-    assert!(t.get(b"key00003").unwrap().is_some());
+    assert!(t.get_into(b"key00002", &read, &mut v).unwrap().is_found());
+    assert!(t.get(b"key00003", &read).unwrap().is_found());
     assert_eq!(
         t.source().reads(),
         reads,
@@ -208,10 +208,7 @@ fn legacy_named_filters_are_used_with_either_hash() {
     let keys: Vec<Vec<u8>> = (0..2000u32)
         .map(|i| [&i.to_be_bytes()[..], &[0x80 | (i as u8)]].concat())
         .collect();
-    let opts = Options {
-        filter_policy: Some(Arc::new(Pre118X86Bloom)),
-        ..Options::default()
-    };
+    let opts = Options::default().filter_policy(Some(Arc::new(Pre118X86Bloom)));
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for k in &keys {
         b.add(k, b"v").unwrap();
@@ -220,7 +217,9 @@ fn legacy_named_filters_are_used_with_either_hash() {
     assert!(matches!(t.filter_status(), FilterStatus::Used));
     for k in &keys {
         assert_eq!(
-            t.get(k).unwrap(),
+            t.get(k, &Default::default())
+                .map(|l| l.into_value())
+                .unwrap(),
             Some(b"v".to_vec()),
             "no false 'not found'"
         );
@@ -261,7 +260,7 @@ fn unknown_compression_ids_are_named() {
     let e = leveldb_table::raw::format::StoredBlock::from_raw(
         raw.into(),
         BlockHandle::new(0, 8),
-        leveldb_table::BlockKind::Data,
+        leveldb_table::error::BlockKind::Data,
         leveldb_table::raw::format::ReadBlockOptions {
             verify_checksum: true,
             profile: Default::default(),

@@ -11,11 +11,10 @@ use common::*;
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::raw::{Block, FilterBlockBuilder};
 use leveldb_table::{
-    BlockKind, BloomFilterPolicy, BytewiseComparator, Compression, CountingReader, FilterPolicy,
-    FilterStatus, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    error::BlockKind, filter::BloomFilterPolicy, raw::CountingReader, table::FilterStatus,
+    BytewiseComparator, Compression, FilterPolicy, Lookup, Options, ReadOptions, ReaderOptions,
+    TableBuilder, TableReader,
 };
-
-const MAX_SEQ: u64 = (1 << 56) - 1;
 
 fn open(path: &std::path::Path) -> TableReader<File> {
     TableReader::open(File::open(path).unwrap(), ReaderOptions::default())
@@ -30,7 +29,7 @@ fn every_case_scans_to_its_entries_forward_and_backward() {
             let table = open(&t.path);
             assert!(table.is_internal(), "{name}: database keys detected");
             let ro = ReadOptions::default();
-            let mut it = table.iter(ro);
+            let mut it = table.iter(&ro);
             it.seek_to_first();
             for (n, e) in t.entries.iter().enumerate() {
                 assert!(it.valid(), "{name}: ended early at {n}: {:?}", it.status());
@@ -67,7 +66,7 @@ fn every_case_scans_to_its_entries_forward_and_backward() {
 fn lookup_case(tables: &[TableReader<File>], user_key: &[u8]) -> Lookup {
     let mut best: Option<(u64, Lookup)> = None;
     for t in tables {
-        let r = t.lookup(user_key, MAX_SEQ, ReadOptions::default()).unwrap();
+        let r = t.get(user_key, &ReadOptions::default()).unwrap();
         let seq = match &r {
             Lookup::Found { sequence, .. } => sequence.unwrap(),
             Lookup::Deleted { sequence } => *sequence,
@@ -188,10 +187,7 @@ fn every_filter_block_is_rebuilt_byte_for_byte() {
             let bits = filt["bits_per_key"].as_u64().unwrap() as usize;
             let table = open(&t.path);
             let fh = table.filter_handle().unwrap();
-            let stored = table
-                .read_block_contents(fh, BlockKind::Filter, true)
-                .unwrap()
-                .data;
+            let stored = table.read_block(fh, BlockKind::Filter).unwrap().data;
             let policy: Arc<dyn FilterPolicy> = Arc::new(BloomFilterPolicy::new(bits));
             let mut b = FilterBlockBuilder::new(policy);
             let mut entries = t.entries.iter();
@@ -235,9 +231,9 @@ fn uncompressed_leveldb_table_is_rewritten_byte_for_byte() {
     let opts = Options::default()
         .compression(Compression::None)
         .block_size(1024)
-        .restart_interval(4)
+        .block_restart_interval(4)
         .bloom(10)
-        .internal_keys();
+        .internal_keys(true);
     let ours = build_from_entries(&t.entries, &opts);
     let theirs = std::fs::read(&t.path).unwrap();
     assert_eq!(ours.len(), theirs.len());
@@ -256,7 +252,7 @@ fn snappy_tables_rebuild_to_the_same_blocks() {
             opts = opts.bloom(bits as usize);
         }
         let ours = TableReader::open(
-            build_from_entries(&t.entries, &opts.internal_keys()),
+            build_from_entries(&t.entries, &opts.internal_keys(true)),
             ReaderOptions::default(),
         )
         .unwrap();
@@ -270,8 +266,8 @@ fn snappy_tables_rebuild_to_the_same_blocks() {
             assert_eq!(ka, kb, "{name}: index separators");
             let data = BlockKind::Data;
             assert_eq!(
-                ours.read_block_contents(*ha, data, true).unwrap().data,
-                theirs.read_block_contents(*hb, data, true).unwrap().data,
+                ours.read_block(*ha, data).unwrap().data,
+                theirs.read_block(*hb, data).unwrap().data,
                 "{name}: decoded data block"
             );
         }
@@ -305,7 +301,13 @@ fn the_filter_is_consulted_before_any_data_block_read() {
     }
     src.reset();
     for k in &absent {
-        assert_eq!(table.get(k).unwrap(), None);
+        assert_eq!(
+            table
+                .get(k, &Default::default())
+                .map(|l| l.into_value())
+                .unwrap(),
+            None
+        );
     }
     let reads = src.reads();
     assert!(
@@ -315,9 +317,7 @@ fn the_filter_is_consulted_before_any_data_block_read() {
     // A present key costs exactly one data-block read on a cold cache.
     for e in t.entries.iter().step_by(97) {
         src.reset();
-        let got = table
-            .lookup(e.user_key(), MAX_SEQ, ReadOptions::default())
-            .unwrap();
+        let got = table.get(e.user_key(), &ReadOptions::default()).unwrap();
         assert!(matches!(got, Lookup::Found { .. }));
         assert_eq!(src.reads(), 1);
     }
@@ -379,7 +379,7 @@ fn zero_restart_points_in_block() {
 
 #[test]
 fn snapshots_see_older_versions() {
-    let opts = Options::default().bloom(10).internal_keys();
+    let opts = Options::default().bloom(10).internal_keys(true);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (seq, kind, v) in [
         (9u64, ValueType::Value, "v9"),
@@ -395,17 +395,23 @@ fn snapshots_see_older_versions() {
         value: v.as_bytes().to_vec(),
         sequence: Some(s),
     };
-    assert_eq!(t.lookup(b"key", MAX_SEQ, ro).unwrap(), found("v9", 9));
+    assert_eq!(t.get(b"key", &ro).unwrap(), found("v9", 9));
     assert_eq!(
-        t.lookup(b"key", 8, ro).unwrap(),
+        t.get(b"key", &ro.snapshot(Some(8))).unwrap(),
         Lookup::Deleted { sequence: 5 }
     );
     assert_eq!(
-        t.lookup(b"key", 5, ro).unwrap(),
+        t.get(b"key", &ro.snapshot(Some(5))).unwrap(),
         Lookup::Deleted { sequence: 5 }
     );
-    assert_eq!(t.lookup(b"key", 4, ro).unwrap(), found("v2", 2));
-    assert_eq!(t.lookup(b"key", 1, ro).unwrap(), Lookup::NotFound);
+    assert_eq!(
+        t.get(b"key", &ro.snapshot(Some(4))).unwrap(),
+        found("v2", 2)
+    );
+    assert_eq!(
+        t.get(b"key", &ro.snapshot(Some(1))).unwrap(),
+        Lookup::NotFound
+    );
 }
 
 /// Memory-mapped reading (`TableReader::open_mmap`, zero-copy blocks, with a block cache)
@@ -418,16 +424,16 @@ fn memory_mapped_tables_read_the_same_as_files() {
         for t in &case.tables {
             let file = open(&t.path);
             let ro = ReaderOptions::default()
-                .block_cache(Arc::new(leveldb_table::BlockCache::new(1 << 20)));
+                .block_cache(Some(Arc::new(leveldb_table::BlockCache::new(1 << 20))));
             // SAFETY: the corpus files are read-only fixtures nothing writes during the test.
             let mapped = unsafe { TableReader::open_mmap(&t.path, ro) }.unwrap();
             let a: Vec<_> = file
-                .iter(ReadOptions::default())
+                .iter(&ReadOptions::default())
                 .entries_from_start()
                 .map(Result::unwrap)
                 .collect();
             let b: Vec<_> = mapped
-                .iter(ReadOptions::default())
+                .iter(&ReadOptions::default())
                 .entries_from_start()
                 .map(Result::unwrap)
                 .collect();
@@ -435,8 +441,8 @@ fn memory_mapped_tables_read_the_same_as_files() {
             assert_eq!(a, b, "{name}: scans differ");
             for _round in 0..2 {
                 for (key, _) in &gets {
-                    let want = file.lookup(key, MAX_SEQ, ReadOptions::default()).unwrap();
-                    let got = mapped.lookup(key, MAX_SEQ, ReadOptions::default()).unwrap();
+                    let want = file.get(key, &ReadOptions::default()).unwrap();
+                    let got = mapped.get(key, &ReadOptions::default()).unwrap();
                     assert_eq!(want, got, "{name}: {}", hex::encode(key));
                 }
             }

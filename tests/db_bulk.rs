@@ -124,7 +124,13 @@ fn leveldb_opens_reads_and_does_not_compact_what_the_bulk_builder_writes() {
         assert_eq!(db.level_files(6).len() as u64, files);
         for i in (0..n).step_by(11) {
             let (k, v) = entry(i);
-            assert_eq!(db.get(&k).unwrap(), Some((v, i + 1)));
+            assert_eq!(
+                db.get(&k, &Default::default()).unwrap(),
+                leveldb_table::Lookup::Found {
+                    value: v,
+                    sequence: Some(i + 1)
+                }
+            );
         }
         drop(db);
         let tables = |d: &Path| -> Vec<(String, u64)> {
@@ -211,7 +217,9 @@ fn child_bulk_build() {
             let db = Db::open(&dir, DbOptions::default()).unwrap();
             assert_eq!(db.level_files(6).len() as u64, files);
             assert_eq!(
-                db.get(&entry(19_999).0).unwrap().map(|x| x.0),
+                db.get(&entry(19_999).0, &Default::default())
+                    .unwrap()
+                    .into_value(),
                 Some(entry(19_999).1)
             );
             return;
@@ -294,7 +302,9 @@ fn a_killed_bulk_build_leaves_no_directory_or_a_complete_one() {
             let db = Db::open(&target, DbOptions::default()).unwrap();
             assert_eq!(db.last_sequence(), 200_000);
             assert_eq!(
-                db.get(&entry(199_999).0).unwrap().map(|x| x.0),
+                db.get(&entry(199_999).0, &Default::default())
+                    .unwrap()
+                    .into_value(),
                 Some(entry(199_999).1)
             );
         } else {

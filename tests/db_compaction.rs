@@ -16,8 +16,8 @@ use leveldb_table::db::merging::{MergingCursor, ViewCursor};
 use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::db::write_batch::BatchRecord;
 use leveldb_table::{
-    BytewiseComparator, InternalKeyComparator, KeyFormat, Options, ReaderOptions, TableReader,
-    ValueType,
+    raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, table::KeyFormat,
+    BytewiseComparator, Options, ReaderOptions, TableReader,
 };
 
 struct Write {
@@ -173,7 +173,7 @@ fn the_output_keeps_every_view_from_the_smallest_snapshot_on() {
         // Something was dropped (older versions hidden from every reader), unless S is 0.
         let kept: u64 = tables
             .iter()
-            .map(|t| t.iter(Default::default()).entries_from_start().count() as u64)
+            .map(|t| t.iter(&Default::default()).entries_from_start().count() as u64)
             .sum();
         if s > 0 {
             assert!(kept < last, "nothing dropped");

@@ -39,7 +39,7 @@ fn live_log(dir: &Path) -> PathBuf {
 }
 
 fn scan(db: &Db) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut v = db.view().unwrap();
+    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
@@ -80,8 +80,13 @@ fn a_bad_crc_mid_log_names_file_and_offset_and_salvage_keeps_the_rest() {
     let intact = Db::open(copy_of("basic").path(), DbOptions::default()).unwrap();
     assert!(!db.memtable().is_empty() && db.memtable().len() < intact.memtable().len());
     assert_eq!(
-        db.get(b"key/00000").unwrap().map(|(v, _)| v),
-        intact.get(b"key/00000").unwrap().map(|(v, _)| v),
+        db.get(b"key/00000", &Default::default())
+            .unwrap()
+            .into_value(),
+        intact
+            .get(b"key/00000", &Default::default())
+            .unwrap()
+            .into_value(),
         "the first record, before the damage, is kept"
     );
 }
@@ -131,7 +136,10 @@ fn a_damaged_manifest_is_an_error_and_salvage_reads_every_table() {
     // This directory has no obsolete tables, so the repair view is the same view.
     assert_eq!(scan(&db), want);
     for (k, v) in want.iter().step_by(13) {
-        assert_eq!(db.get(k).unwrap().map(|x| x.0).as_ref(), Some(v));
+        assert_eq!(
+            db.get(k, &Default::default()).unwrap().value(),
+            Some(&v[..])
+        );
     }
     // A length damaged into running past the end reads as a torn tail (LevelDB: the writer
     // died mid-record), which leaves the MANIFEST without the entries LevelDB requires.
@@ -170,7 +178,7 @@ fn a_damaged_table_block_is_an_error_naming_the_table() {
     bytes[100] ^= 0x08;
     std::fs::write(&t, &bytes).unwrap();
     let db = Db::open(d.path(), DbOptions::default()).unwrap();
-    let mut v = db.view().unwrap();
+    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
     v.seek_to_first();
     while v.valid() {
         v.next();
@@ -183,7 +191,7 @@ fn a_damaged_table_block_is_an_error_naming_the_table() {
     );
     assert_eq!(e.offset(), Some(0));
     // A point lookup in that block: the same error, never "not found".
-    let r = db.get(b"key/00001");
+    let r = db.get(b"key/00001", &Default::default());
     assert!(
         matches!(&r, Err(Error::InFile { file, .. }) if file == "000005.ldb"),
         "{r:?}"
@@ -227,5 +235,11 @@ fn an_unknown_comparator_is_refused_by_name() {
     w.add_record(&rec).unwrap();
     std::fs::write(d.path().join("MANIFEST-000002"), w.into_inner()).unwrap();
     let db = Db::open(d.path(), DbOptions::default()).unwrap();
-    assert_eq!(db.get(b"k").unwrap(), Some((b"v".to_vec(), 1)));
+    assert_eq!(
+        db.get(b"k", &Default::default()).unwrap(),
+        leveldb_table::Lookup::Found {
+            value: b"v".to_vec(),
+            sequence: Some(1)
+        }
+    );
 }

@@ -9,7 +9,7 @@ use leveldb_table::db::log_writer::LogWriter;
 use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::db::write_batch::{WriteBatch, WriteBatchReader};
 use leveldb_table::db::FileKind;
-use leveldb_table::ValueType;
+use leveldb_table::raw::internal_key::ValueType;
 
 fn files() -> Vec<(PathBuf, FileKind)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/db");

@@ -13,7 +13,7 @@ use leveldb_table::db::records::{records, DbRecord, Location};
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::raw::format::{ReadBlockOptions, StoredBlock};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{BlockHandle, BlockKind, CompressionProfile};
+use leveldb_table::{error::BlockKind, raw::format::BlockHandle, table::CompressionProfile};
 
 fn source(name: &str) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata");

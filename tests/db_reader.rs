@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::ReadOptions;
 use serde_json::Value;
 
 fn dir(name: &str) -> PathBuf {
@@ -21,7 +22,9 @@ fn unhex(v: &Value) -> Vec<u8> {
 }
 
 fn scan(db: &Db, seq: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut v = db.view_at(seq).unwrap();
+    let mut v = db
+        .view(&leveldb_table::ReadOptions::default().snapshot(Some(seq)))
+        .unwrap();
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
@@ -44,14 +47,12 @@ fn want_scan(e: &Value, field: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
 fn check_gets(db: &Db, e: &Value, field: &str, seq: u64) {
     for row in e[field].as_array().unwrap() {
         let key = unhex(&row["key"]);
-        let got = db.get_at(&key, seq).unwrap();
+        let got = db
+            .get(&key, &ReadOptions::default().snapshot(Some(seq)))
+            .unwrap()
+            .into_value();
         match row["found"].as_bool().unwrap() {
-            true => assert_eq!(
-                got.map(|(v, _)| v),
-                Some(unhex(&row["value"])),
-                "{field} {}",
-                row["key"]
-            ),
+            true => assert_eq!(got, Some(unhex(&row["value"])), "{field} {}", row["key"]),
             false => assert_eq!(got, None, "{field} {}", row["key"]),
         }
     }

@@ -83,7 +83,7 @@ fn a_directory_leveldb_holds_is_read_without_a_byte_changed() {
     let before = snapshot(&dir);
     // Read everything: open, every get, the whole view, every record of every file.
     let db = Db::open(&dir, DbOptions::default()).unwrap();
-    let mut view = db.view().unwrap();
+    let mut view = db.view(&leveldb_table::ReadOptions::default()).unwrap();
     view.seek_to_first();
     let mut keys = Vec::new();
     while view.valid() {
@@ -93,7 +93,7 @@ fn a_directory_leveldb_holds_is_read_without_a_byte_changed() {
     assert!(view.error().is_none());
     assert!(keys.len() > 500);
     for k in &keys {
-        assert!(db.get(k).unwrap().is_some());
+        assert!(db.get(k, &Default::default()).unwrap().is_found());
     }
     let all = records(&db).unwrap();
     assert!(all.len() >= keys.len());

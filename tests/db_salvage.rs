@@ -13,7 +13,7 @@ use std::sync::Arc;
 use leveldb_table::db::records::{records, RecordStatus};
 use leveldb_table::db::{builtin_comparator, Db, DbOptions, OrderSource};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{Error, LookupKind};
+use leveldb_table::{Error, Lookup};
 use proptest::prelude::*;
 
 fn source(name: &str) -> PathBuf {
@@ -58,7 +58,7 @@ fn remove(dir: &Path, pred: impl Fn(&str) -> bool) {
 type Live = BTreeMap<Vec<u8>, (Vec<u8>, u64)>;
 
 fn view(db: &Db) -> Vec<(Vec<u8>, Vec<u8>, u64)> {
-    let mut v = db.view().unwrap();
+    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
@@ -102,12 +102,18 @@ fn check_agreement(db: &Db) -> Live {
     }
     let mut value = Vec::new();
     for r in &all {
-        let got = db.lookup_into(&r.key, last, &mut value).unwrap();
+        let got = db
+            .get_into(
+                &r.key,
+                &leveldb_table::ReadOptions::default().snapshot(Some(last)),
+                &mut value,
+            )
+            .unwrap();
         match newest.get(&r.key) {
             Some((ValueType::Value, v, s)) => {
                 assert_eq!(
                     got,
-                    LookupKind::Found {
+                    Lookup::Found {
                         value: (),
                         sequence: Some(*s)
                     },
@@ -117,16 +123,21 @@ fn check_agreement(db: &Db) -> Live {
                 assert_eq!(&value, v);
             }
             Some((ValueType::Deletion, _, s)) => {
-                assert_eq!(got, LookupKind::Deleted { sequence: *s }, "{:?}", r.key)
+                assert_eq!(got, Lookup::Deleted { sequence: *s }, "{:?}", r.key)
             }
-            None => assert_eq!(got, LookupKind::NotFound, "{:?}", r.key),
+            None => assert_eq!(got, Lookup::NotFound, "{:?}", r.key),
         }
     }
     for k in [&b""[..], b"\xff\xff\xff\xff", b"never/written"] {
         if !newest.contains_key(k) {
             assert_eq!(
-                db.lookup_into(k, last, &mut value).unwrap(),
-                LookupKind::NotFound
+                db.get_into(
+                    k,
+                    &leveldb_table::ReadOptions::default().snapshot(Some(last)),
+                    &mut value
+                )
+                .unwrap(),
+                Lookup::NotFound
             );
         }
     }
@@ -224,7 +235,7 @@ fn keys_in_no_known_order_are_refused_with_where_each_order_breaks() {
     let d = copy_of("basic");
     remove(d.path(), |n| n == "CURRENT" || n.starts_with("MANIFEST"));
     // One more table, written by our builder in descending key order.
-    let mut o = leveldb_table::Options::default().internal_keys();
+    let mut o = leveldb_table::Options::default().internal_keys(true);
     o.comparator = Arc::new(Reverse);
     let f = std::fs::File::create(d.path().join("000099.ldb")).unwrap();
     let mut b = leveldb_table::TableBuilder::new(f, &o).unwrap();
@@ -312,7 +323,7 @@ fn a_table_that_does_not_open_is_read_from_the_blocks_its_checksums_find() {
     std::fs::write(&t, &bytes[..bytes.len() / 2]).unwrap();
     // Strict: a scan stops at the table, with an error naming it.
     let strict = Db::open(d.path(), opts(false, None)).unwrap();
-    let mut v = strict.view().unwrap();
+    let mut v = strict.view(&leveldb_table::ReadOptions::default()).unwrap();
     v.seek_to_first();
     while v.valid() {
         v.next();

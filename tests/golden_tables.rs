@@ -3,7 +3,8 @@
 
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::{
-    Compression, KeyFormat, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, Compression, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder,
+    TableReader,
 };
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -45,10 +46,30 @@ fn apple_banana_table_is_byte_exact() {
         t.filter_handle().map(|h| (h.offset, h.size)),
         Some((39, 18))
     );
-    assert_eq!(t.get(b"apple").unwrap(), Some(b"red".to_vec()));
-    assert_eq!(t.get(b"banana").unwrap(), Some(b"yellow".to_vec()));
-    assert_eq!(t.get(b"cherry").unwrap(), None);
-    assert_eq!(t.get(b"").unwrap(), None);
+    assert_eq!(
+        t.get(b"apple", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        Some(b"red".to_vec())
+    );
+    assert_eq!(
+        t.get(b"banana", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        Some(b"yellow".to_vec())
+    );
+    assert_eq!(
+        t.get(b"cherry", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        t.get(b"", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        None
+    );
 }
 
 /// An empty table without a filter: metaindex and index are both the empty block.
@@ -61,13 +82,18 @@ fn empty_table_without_filter_is_74_bytes() {
     expected.extend_from_slice(&unhex("57fb808b247547db"));
     assert_eq!(hex::encode(&got), hex::encode(&expected));
     let t = TableReader::open(got, ReaderOptions::default()).unwrap();
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     assert!(!it.valid());
     it.seek_to_last();
     assert!(!it.valid());
     assert!(it.status().is_ok());
-    assert_eq!(t.get(b"x").unwrap(), None);
+    assert_eq!(
+        t.get(b"x", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        None
+    );
 }
 
 /// An empty table with bloom: 123 bytes, the filter block is `00 00 00 00 0b`.
@@ -81,7 +107,12 @@ fn empty_table_with_bloom_is_123_bytes() {
     assert_eq!(&footer[..4], &unhex("0a2f3e08")[..]);
     let t = TableReader::open(got, ReaderOptions::default()).unwrap();
     assert_eq!(t.filter_handle().map(|h| (h.offset, h.size)), Some((0, 5)));
-    assert_eq!(t.get(b"x").unwrap(), None);
+    assert_eq!(
+        t.get(b"x", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        None
+    );
 }
 
 /// The database table `000005.ldb` (203 bytes): Put k1, Put k2, Delete k1, compacted.
@@ -112,7 +143,7 @@ fn database_table_is_byte_exact() {
     let opts = Options::default()
         .compression(Compression::None)
         .bloom(10)
-        .internal_keys();
+        .internal_keys(true);
     let k1_del = internal_key(b"k1", 3, ValueType::Deletion);
     let k1 = internal_key(b"k1", 1, ValueType::Value);
     let k2 = internal_key(b"k2", 2, ValueType::Value);
@@ -122,33 +153,43 @@ fn database_table_is_byte_exact() {
     let t = TableReader::open(got.clone(), ReaderOptions::default()).unwrap();
     assert!(t.is_internal(), "database keys are detected");
     let ro = ReadOptions::default();
+    assert_eq!(t.get(b"k1", &ro).unwrap(), Lookup::Deleted { sequence: 3 });
     assert_eq!(
-        t.lookup(b"k1", u64::MAX, ro).unwrap(),
-        Lookup::Deleted { sequence: 3 }
-    );
-    assert_eq!(
-        t.lookup(b"k1", 2, ro).unwrap(),
+        t.get(b"k1", &ro.snapshot(Some(2))).unwrap(),
         Lookup::Found {
             value: b"v1".to_vec(),
             sequence: Some(1)
         }
     );
-    assert_eq!(t.lookup(b"k1", 0, ro).unwrap(), Lookup::NotFound);
     assert_eq!(
-        t.lookup(b"k2", u64::MAX, ro).unwrap(),
+        t.get(b"k1", &ro.snapshot(Some(0))).unwrap(),
+        Lookup::NotFound
+    );
+    assert_eq!(
+        t.get(b"k2", &ro).unwrap(),
         Lookup::Found {
             value: b"v2".to_vec(),
             sequence: Some(2)
         }
     );
-    assert_eq!(t.lookup(b"k3", u64::MAX, ro).unwrap(), Lookup::NotFound);
-    assert_eq!(t.get(b"k1").unwrap(), None);
-    assert_eq!(t.get(b"k2").unwrap(), Some(b"v2".to_vec()));
+    assert_eq!(t.get(b"k3", &ro).unwrap(), Lookup::NotFound);
+    assert_eq!(
+        t.get(b"k1", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        t.get(b"k2", &Default::default())
+            .map(|l| l.into_value())
+            .unwrap(),
+        Some(b"v2".to_vec())
+    );
 
     // Read as plain keys, the stored keys come back untouched.
     let plain = TableReader::open(got, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
     let keys: Vec<Vec<u8>> = {
-        let mut it = plain.iter(ro);
+        let mut it = plain.iter(&ro);
         it.seek_to_first();
         it.entries().map(|e| e.unwrap().0).collect()
     };

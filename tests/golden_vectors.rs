@@ -9,7 +9,7 @@ use leveldb_table::raw::crc32c;
 use leveldb_table::raw::format::block_trailer;
 use leveldb_table::raw::hash::{hash, hash_signed_tail};
 use leveldb_table::raw::{FilterBlockBuilder, FilterBlockReader};
-use leveldb_table::{BloomFilterPolicy, FilterPolicy};
+use leveldb_table::{filter::BloomFilterPolicy, FilterPolicy};
 
 fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
@@ -78,7 +78,7 @@ fn fixed_and_handle_examples() {
     assert_eq!(v, [1, 2, 3, 4]);
     for (off, size, enc) in [(0u64, 48u64, "0030"), (53, 18, "3512"), (128, 22, "800116")] {
         let mut b = Vec::new();
-        leveldb_table::BlockHandle::new(off, size).encode_to(&mut b);
+        leveldb_table::raw::format::BlockHandle::new(off, size).encode_to(&mut b);
         assert_eq!(hex::encode(&b), enc);
     }
 }

@@ -107,7 +107,7 @@ fn leveldb_reads_plain_tables_across_options() {
                 let mut opts = Options::default()
                     .compression(compression)
                     .block_size(block_size)
-                    .restart_interval(restart);
+                    .block_restart_interval(restart);
                 if let Some(b) = bloom {
                     opts = opts.bloom(b);
                 }
@@ -187,7 +187,7 @@ fn leveldb_reads_database_tables_with_internal_keys() {
             opts: Options::default()
                 .compression(compression)
                 .bloom(10)
-                .internal_keys(),
+                .internal_keys(true),
             bloom: Some(10),
             internal: true,
             entries: es.clone(),
@@ -206,7 +206,7 @@ fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
         let expected = dir.path().join("e.jsonl");
         let mut opts = Options::default().local_bloom(9.5);
         if internal {
-            opts = opts.internal_keys();
+            opts = opts.internal_keys(true);
         }
         let mut b = TableBuilder::new(std::fs::File::create(&table).unwrap(), &opts).unwrap();
         let mut e = std::io::BufWriter::new(std::fs::File::create(&expected).unwrap());
@@ -254,15 +254,17 @@ fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
         let t = leveldb_table::TableReader::open_path(&table).unwrap();
         assert!(matches!(
             t.filter_status(),
-            leveldb_table::FilterStatus::Used
+            leveldb_table::table::FilterStatus::Used
         ));
     }
 }
 
 #[test]
 fn leveldb_reads_refiltered_tables() {
-    use leveldb_table::refilter::refilter;
-    use leveldb_table::{BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, TableReader};
+    use leveldb_table::table::refilter::refilter;
+    use leveldb_table::{
+        filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, TableReader,
+    };
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src.ldb");

@@ -11,8 +11,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    BlockCache, Compression, CountingReader, KeyFormat, Options, ReadOptions, ReaderOptions,
-    TableBuilder, TableReader,
+    raw::CountingReader, table::KeyFormat, BlockCache, Compression, Options, ReadOptions,
+    ReaderOptions, TableBuilder, TableReader,
 };
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -27,7 +27,7 @@ fn open(
     let path = dir.path().join("t.ldb");
     let opts = Options::default()
         .block_size(4096)
-        .restart_interval(16)
+        .block_restart_interval(16)
         .compression(Compression::Snappy)
         .bloom(10);
     let mut b = TableBuilder::new(File::create(&path).unwrap(), &opts).unwrap();
@@ -37,7 +37,7 @@ fn open(
     b.finish().unwrap();
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
-        .block_cache(Arc::new(BlockCache::new(cache_bytes)));
+        .block_cache(Some(Arc::new(BlockCache::new(cache_bytes))));
     TableReader::open(CountingReader::new(File::open(&path).unwrap()), ro).unwrap()
 }
 
@@ -54,7 +54,9 @@ fn check_all(t: &TableReader<CountingReader<File>>, model: &Model) {
     for round in 0..3 {
         for (k, v) in model {
             assert!(
-                t.get_into(k, ReadOptions::default(), &mut buf).unwrap(),
+                t.get_into(k, &ReadOptions::default(), &mut buf)
+                    .map(|l| l.is_found())
+                    .unwrap(),
                 "round {round}: {k:?} not found"
             );
             assert_eq!(&buf, v, "round {round}: value of {k:?}");
@@ -67,7 +69,10 @@ fn check_all(t: &TableReader<CountingReader<File>>, model: &Model) {
                 near.push([head, &[last.wrapping_sub(1)]].concat());
             }
             for p in near {
-                let found = t.get_into(&p, ReadOptions::default(), &mut buf).unwrap();
+                let found = t
+                    .get_into(&p, &ReadOptions::default(), &mut buf)
+                    .map(|l| l.is_found())
+                    .unwrap();
                 assert_eq!(found, model.contains_key(&p), "round {round}: probe {p:?}");
                 if found {
                     assert_eq!(&buf, &model[&p]);
@@ -134,14 +139,16 @@ fn filters_keep_absent_keys_off_the_file_inline_or_not() {
         let mut buf = Vec::new();
         // First use loads the filter and builds the records; count from here.
         assert!(!t
-            .get_into(b"k000000001", ReadOptions::default(), &mut buf)
+            .get_into(b"k000000001", &ReadOptions::default(), &mut buf)
+            .map(|l| l.is_found())
             .unwrap());
         t.source().reset();
         let probes = 10_000;
         for i in 0..probes {
             let absent = format!("k{:09}", i * 4 + 1);
             assert!(!t
-                .get_into(absent.as_bytes(), ReadOptions::default(), &mut buf)
+                .get_into(absent.as_bytes(), &ReadOptions::default(), &mut buf)
+                .map(|l| l.is_found())
                 .unwrap());
         }
         let reads = t.source().reads();
@@ -177,7 +184,7 @@ fn lookup_records_answer_as_the_filter_block_for_damaged_offsets() {
     let ro = || {
         ReaderOptions::default()
             .keys(KeyFormat::Plain)
-            .block_cache(Arc::new(BlockCache::new(1 << 20)))
+            .block_cache(Some(Arc::new(BlockCache::new(1 << 20))))
     };
     let fh = TableReader::open(good.clone(), ro())
         .unwrap()
@@ -224,7 +231,10 @@ fn lookup_records_answer_as_the_filter_block_for_damaged_offsets() {
             let excluded = t.filter_excludes(k).unwrap();
             no_match_seen += usize::from(excluded);
             assert_eq!(
-                t.get(k).unwrap().is_some(),
+                t.get(k, &Default::default())
+                    .map(|l| l.into_value())
+                    .unwrap()
+                    .is_some(),
                 !excluded,
                 "trial {trial}: key {k:?}"
             );
@@ -240,7 +250,7 @@ fn lookup_records_answer_as_the_filter_block_for_damaged_offsets() {
 #[test]
 fn database_tables_answer_every_snapshot() {
     use leveldb_table::raw::internal_key::internal_key;
-    use leveldb_table::{Lookup, ValueType};
+    use leveldb_table::{raw::internal_key::ValueType, Lookup};
 
     // User keys with 1 to 3 versions each; sequence numbers rise with insertion.
     let mut versions: Vec<(Vec<u8>, u64, bool, Vec<u8>)> = Vec::new();
@@ -258,7 +268,7 @@ fn database_tables_answer_every_snapshot() {
         .block_size(4096)
         .compression(Compression::Snappy)
         .bloom(10)
-        .internal_keys();
+        .internal_keys(true);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (user, seq, deleted, v) in &versions {
         let vt = if *deleted {
@@ -273,12 +283,14 @@ fn database_tables_answer_every_snapshot() {
     for cache in [64u64 << 20, 16 << 10] {
         let ro = ReaderOptions::default()
             .keys(KeyFormat::Internal)
-            .block_cache(Arc::new(BlockCache::new(cache)));
+            .block_cache(Some(Arc::new(BlockCache::new(cache))));
         let t = TableReader::open(bytes.clone(), ro).unwrap();
         for round in 0..2 {
             for (user, seq, deleted, v) in &versions {
                 // At the version's own sequence it is the newest visible one.
-                let got = t.lookup(user, *seq, ReadOptions::default()).unwrap();
+                let got = t
+                    .get(user, &ReadOptions::default().snapshot(Some(*seq)))
+                    .unwrap();
                 let want = if *deleted {
                     Lookup::Deleted { sequence: *seq }
                 } else {
@@ -297,7 +309,8 @@ fn database_tables_answer_every_snapshot() {
                     .unwrap();
                 if *seq == oldest {
                     assert_eq!(
-                        t.lookup(user, seq - 1, ReadOptions::default()).unwrap(),
+                        t.get(user, &ReadOptions::default().snapshot(Some(seq - 1)))
+                            .unwrap(),
                         Lookup::NotFound
                     );
                 }
@@ -306,8 +319,11 @@ fn database_tables_answer_every_snapshot() {
             for i in 0..500 {
                 let absent = format!("user/{:03}/{:05}x", i % 7, i).into_bytes();
                 assert_eq!(
-                    t.lookup(&absent, u64::MAX >> 8, ReadOptions::default())
-                        .unwrap(),
+                    t.get(
+                        &absent,
+                        &ReadOptions::default().snapshot(Some(u64::MAX >> 8))
+                    )
+                    .unwrap(),
                     Lookup::NotFound
                 );
             }
@@ -333,7 +349,7 @@ fn blocks_with_many_restart_points_use_sampled_hints() {
         let path = dir.path().join("t.ldb");
         let opts = Options::default()
             .block_size(4096)
-            .restart_interval(restart)
+            .block_restart_interval(restart)
             .compression(Compression::Snappy)
             .bloom(10);
         let mut b = TableBuilder::new(File::create(&path).unwrap(), &opts).unwrap();
@@ -344,7 +360,7 @@ fn blocks_with_many_restart_points_use_sampled_hints() {
         for cache in [64u64 << 20, 12 << 10] {
             let ro = ReaderOptions::default()
                 .keys(KeyFormat::Plain)
-                .block_cache(Arc::new(BlockCache::new(cache)));
+                .block_cache(Some(Arc::new(BlockCache::new(cache))));
             let t = TableReader::open(CountingReader::new(File::open(&path).unwrap()), ro).unwrap();
             check_all(&t, &model);
         }

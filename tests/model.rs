@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use leveldb_table::raw::{Block, BlockBuilder, BlockIter};
 use leveldb_table::{
-    BlockCache, BytewiseComparator, Compression, KeyFormat, Options, ReadOptions, ReaderOptions,
-    TableBuilder, TableIter, TableReader,
+    table::KeyFormat, table::TableIter, BlockCache, BytewiseComparator, Compression, Options,
+    ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 use proptest::prelude::*;
 
@@ -172,7 +172,7 @@ proptest! {
         cached in any::<bool>(),
     ) {
         let mut opts = Options::default()
-            .restart_interval(restart)
+            .block_restart_interval(restart)
             .block_size(block_size)
             .compression(if snappy { Compression::Snappy } else { Compression::None });
         if bloom {
@@ -186,16 +186,16 @@ proptest! {
         prop_assert_eq!(stats.entries, model.len() as u64);
         let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
         if cached {
-            ro = ro.block_cache(Arc::new(BlockCache::new(1 << 16)));
+            ro = ro.block_cache(Some(Arc::new(BlockCache::new(1 << 16))));
         }
         let table = TableReader::open(bytes, ro).unwrap();
-        let mut it = table.iter(ReadOptions::default());
+        let mut it = table.iter(&ReadOptions::default());
         check_cursor(&mut it, &model, &probes);
         for (k, v) in &model {
-            prop_assert_eq!(table.get(k).unwrap(), Some(v.clone()));
+            prop_assert_eq!(table.get(k, &Default::default()).map(|l| l.into_value()).unwrap(), Some(v.clone()));
         }
         for p in &probes {
-            prop_assert_eq!(table.get(p).unwrap(), model.get(p).cloned());
+            prop_assert_eq!(table.get(p, &Default::default()).map(|l| l.into_value()).unwrap(), model.get(p).cloned());
         }
         prop_assert!(table.verify().is_ok());
     }
@@ -217,7 +217,7 @@ proptest! {
         bloom in any::<bool>(),
     ) {
         let mut opts = Options::default()
-            .restart_interval(restart)
+            .block_restart_interval(restart)
             .block_size(block_size)
             .compression(if snappy { Compression::Snappy } else { Compression::None });
         if bloom {
@@ -230,7 +230,7 @@ proptest! {
         let bytes = bytes::Bytes::from(b.finish().unwrap().0);
         let ro = ReaderOptions::default()
             .keys(KeyFormat::Plain)
-            .block_cache(Arc::new(BlockCache::new(1 << 20)));
+            .block_cache(Some(Arc::new(BlockCache::new(1 << 20))));
         let table = TableReader::open(bytes, ro).unwrap();
         let mut extended: Vec<Vec<u8>> = probes.clone();
         for k in model.keys() {
@@ -242,13 +242,13 @@ proptest! {
         }
         for round in 0..2 {
             for (k, v) in &model {
-                prop_assert_eq!(table.get(k).unwrap(), Some(v.clone()), "round {}", round);
+                prop_assert_eq!(table.get(k, &Default::default()).map(|l| l.into_value()).unwrap(), Some(v.clone()), "round {}", round);
             }
             for p in &extended {
-                prop_assert_eq!(table.get(p).unwrap(), model.get(p).cloned());
+                prop_assert_eq!(table.get(p, &Default::default()).map(|l| l.into_value()).unwrap(), model.get(p).cloned());
             }
             if round == 0 {
-                let mut it = table.iter(ReadOptions::default());
+                let mut it = table.iter(&ReadOptions::default());
                 check_cursor(&mut it, &model, &probes);
             }
         }
@@ -261,7 +261,7 @@ proptest! {
         keys in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..200),
         bits in 1usize..=30,
     ) {
-        use leveldb_table::{BloomFilterPolicy, FilterPolicy};
+        use leveldb_table::{filter::BloomFilterPolicy, FilterPolicy};
         let p = BloomFilterPolicy::new(bits);
         let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
         let mut f = Vec::new();
@@ -269,7 +269,7 @@ proptest! {
         for k in &keys {
             prop_assert!(p.key_may_match(k, &f));
         }
-        let mut standalone = leveldb_table::BloomFilter::for_capacity(keys.len(), 0.01);
+        let mut standalone = leveldb_table::raw::bloom::BloomFilter::for_capacity(keys.len(), 0.01);
         for k in &keys {
             standalone.insert(k);
         }
@@ -293,14 +293,14 @@ proptest! {
         c.push(0);
         t.add(&c, b"3").unwrap();
         let table = TableReader::open(t.finish().unwrap().0, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
-        prop_assert_eq!(table.get(&c).unwrap(), Some(b"3".to_vec()));
+        prop_assert_eq!(table.get(&c, &Default::default()).map(|l| l.into_value()).unwrap(), Some(b"3".to_vec()));
     }
 }
 
 #[test]
 fn standalone_bloom_filter_sizing_and_rate() {
     let n = 10_000;
-    let mut f = leveldb_table::BloomFilter::for_capacity(n, 0.01);
+    let mut f = leveldb_table::raw::bloom::BloomFilter::for_capacity(n, 0.01);
     // m/n = 1.44 log2(100) = 9.59 bits per key, k = round(0.693 * 9.59) = 7.
     assert_eq!(f.k(), 7);
     assert!((95_000..=97_000).contains(&f.bits()), "{}", f.bits());

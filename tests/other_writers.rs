@@ -9,11 +9,9 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use leveldb_table::{
-    Compression, CountingReader, Error, FilterStatus, KeyFormat, Lookup, Options, ReadOptions,
-    ReaderOptions, RocksDbFormat, TableBuilder, TableReader,
+    error::RocksDbFormat, raw::CountingReader, table::FilterStatus, table::KeyFormat, Compression,
+    Error, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
-
-const MAX_SEQ: u64 = (1 << 56) - 1;
 
 fn fixture(dir: &str, name: &str) -> PathBuf {
     testdata().join(dir).join(name)
@@ -28,7 +26,7 @@ fn open_bytes(path: &Path) -> TableReader<CountingReader<Vec<u8>>> {
 /// Scans a table and compares with `X.entries.jsonl` (plain `key` or internal `ikey` rows).
 fn assert_scan_matches(table: &TableReader<CountingReader<Vec<u8>>>, entries: &Path) {
     let rows = read_jsonl(entries);
-    let mut it = table.iter(ReadOptions::default());
+    let mut it = table.iter(&ReadOptions::default());
     it.seek_to_first();
     for (i, row) in rows.iter().enumerate() {
         assert!(
@@ -69,7 +67,7 @@ fn assert_gets_match(table: &TableReader<CountingReader<Vec<u8>>>, gets: &Path) 
     let (mut found, mut absent) = (0, 0);
     for row in read_jsonl(gets) {
         let key = unhex(&row["key"]);
-        let got = table.lookup(&key, MAX_SEQ, ReadOptions::default()).unwrap();
+        let got = table.get(&key, &ReadOptions::default()).unwrap();
         if row["found"].as_bool().unwrap() {
             let Lookup::Found { value, .. } = got else {
                 panic!("{}: {} not found", gets.display(), hex::encode(&key))
@@ -161,8 +159,19 @@ fn goleveldb_filters_skip_the_blocks_of_misses() {
         with.source().reset();
         without.source().reset();
         for p in &probes {
-            assert_eq!(with.get(p).unwrap(), None);
-            assert_eq!(without.get(p).unwrap(), None);
+            assert_eq!(
+                with.get(p, &Default::default())
+                    .map(|l| l.into_value())
+                    .unwrap(),
+                None
+            );
+            assert_eq!(
+                without
+                    .get(p, &Default::default())
+                    .map(|l| l.into_value())
+                    .unwrap(),
+                None
+            );
         }
         let (a, b) = (with.source().reads(), without.source().reads());
         assert!(
@@ -192,18 +201,18 @@ fn leveldb_main_zstd_tables_read_exactly() {
     }
     // The profile that says id 2 is zlib cannot read them; `leveldb` can.
     let bytes = std::fs::read(fixture("leveldb_zstd", "zstd_plain.ldb")).unwrap();
-    let opts =
-        ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::LevelDb);
+    let opts = ReaderOptions::default()
+        .compression_profile(leveldb_table::table::CompressionProfile::LevelDb);
     let t = TableReader::open(bytes.clone(), opts).unwrap();
     assert_eq!(
-        t.iter(ReadOptions::default()).entries_from_start().count(),
+        t.iter(&ReadOptions::default()).entries_from_start().count(),
         2000
     );
-    let opts =
-        ReaderOptions::default().compression_profile(leveldb_table::CompressionProfile::Mojang);
+    let opts = ReaderOptions::default()
+        .compression_profile(leveldb_table::table::CompressionProfile::Mojang);
     let t = TableReader::open(bytes, opts).unwrap();
     assert!(t
-        .iter(ReadOptions::default())
+        .iter(&ReadOptions::default())
         .entries_from_start()
         .any(|e| e.is_err()));
 }
@@ -226,7 +235,7 @@ fn mojang_bedrock_tables_read_exactly() {
         let key = unhex(&row["key"]);
         let mut best: Option<(u64, Lookup)> = None;
         for t in &tables {
-            let r = t.lookup(&key, MAX_SEQ, ReadOptions::default()).unwrap();
+            let r = t.get(&key, &ReadOptions::default()).unwrap();
             let s = match &r {
                 Lookup::Found { sequence, .. } => sequence.unwrap(),
                 Lookup::Deleted { sequence } => *sequence,
@@ -297,7 +306,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
         for keys in [KeyFormat::Plain, KeyFormat::Internal] {
             let mut opts = Options::default().compression(compression).bloom(10);
             if keys == KeyFormat::Internal {
-                opts = opts.internal_keys();
+                opts = opts.internal_keys(true);
             }
             let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
             let mut expect = Vec::new();
@@ -318,7 +327,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
             let stored = bytes[(h.offset + h.size) as usize];
             assert_eq!(stored, compression.id(), "{compression:?}");
             let got: Vec<_> = table
-                .iter(ReadOptions::default())
+                .iter(&ReadOptions::default())
                 .entries_from_start()
                 .map(|e| e.unwrap())
                 .collect();
@@ -330,7 +339,14 @@ fn zstd_and_raw_deflate_tables_round_trip() {
                 } else {
                     &k[..]
                 };
-                assert_eq!(table.get(user).unwrap().as_deref(), Some(&v[..]));
+                assert_eq!(
+                    table
+                        .get(user, &Default::default())
+                        .map(|l| l.into_value())
+                        .unwrap()
+                        .as_deref(),
+                    Some(&v[..])
+                );
             }
             assert!(table.verify().is_ok());
         }

@@ -6,10 +6,10 @@ mod common;
 
 use std::sync::Arc;
 
-use leveldb_table::refilter::refilter;
+use leveldb_table::table::refilter::refilter;
 use leveldb_table::{
-    BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, FilterStatus, ReadOptions,
-    ReaderOptions, TableReader,
+    filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, table::FilterStatus, FilterPolicy,
+    ReadOptions, ReaderOptions, TableReader,
 };
 
 fn bits_of(case: &str) -> usize {
@@ -22,7 +22,7 @@ fn bits_of(case: &str) -> usize {
 
 fn entries(bytes: Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
     let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
-    t.iter(ReadOptions::default())
+    t.iter(&ReadOptions::default())
         .entries_from_start()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
@@ -131,7 +131,7 @@ fn big_table() -> Vec<u8> {
 
 #[test]
 fn helper_threads_change_nothing_in_the_output() {
-    use leveldb_table::refilter::{refilter_with, RefilterOptions};
+    use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
     let bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let blocks = table.data_block_handles().unwrap().len();
@@ -181,7 +181,7 @@ fn helper_threads_change_nothing_in_the_output() {
 
 #[test]
 fn a_damaged_block_deep_in_a_big_table_is_named() {
-    use leveldb_table::refilter::{refilter_with, RefilterOptions};
+    use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
     let mut bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let handles = table.data_block_handles().unwrap();

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use leveldb_table::raw::coding;
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    BlockCache, Compression, KeyFormat, Options, ReadOptions, ReaderOptions, TableBuilder,
-    TableReader, ValueType,
+    raw::internal_key::ValueType, table::KeyFormat, BlockCache, Compression, Options, ReadOptions,
+    ReaderOptions, TableBuilder, TableReader,
 };
 use robust_common::{exercise, modes, mutate, probe_keys, read_testdata, Part, Parts, Rng};
 
@@ -223,8 +223,8 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
                 &base
                     .clone()
                     .compression(Compression::None)
-                    .restart_interval(1)
-                    .internal_keys(),
+                    .block_restart_interval(1)
+                    .internal_keys(true),
                 200,
                 true,
             ),
@@ -293,14 +293,16 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
             &bytes[..],
             ReaderOptions::default()
                 .keys(KeyFormat::Auto)
-                .block_cache(cache),
+                .block_cache(Some(cache)),
         )
         .unwrap();
         let mut value = Vec::with_capacity(4096);
         let ro = ReadOptions::default();
         for k in &keys {
             assert!(
-                t.get_into(k, ro, &mut value).unwrap(),
+                t.get_into(k, &ro, &mut value)
+                    .map(|l| l.is_found())
+                    .unwrap(),
                 "{name}: {k:?} not found"
             );
         }
@@ -308,7 +310,11 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
         let mut found = 0;
         for i in 0..1000 {
             let k = &keys[i % keys.len()];
-            found += usize::from(t.get_into(k, ro, &mut value).unwrap());
+            found += usize::from(
+                t.get_into(k, &ro, &mut value)
+                    .map(|l| l.is_found())
+                    .unwrap(),
+            );
         }
         let allocs = ALLOCS.load(Ordering::Relaxed) - before;
         assert_eq!(found, 1000, "{name}");
@@ -332,18 +338,25 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
         bytes::Bytes::from(b.finish().unwrap().0),
         ReaderOptions::default()
             .keys(KeyFormat::Plain)
-            .block_cache(Arc::new(BlockCache::new(64 << 20))),
+            .block_cache(Some(Arc::new(BlockCache::new(64 << 20)))),
     )
     .unwrap();
     let mut value = Vec::with_capacity(4096);
     let ro = ReadOptions::default();
     for k in &keys {
-        assert!(t.get_into(k, ro, &mut value).unwrap());
+        assert!(t
+            .get_into(k, &ro, &mut value)
+            .map(|l| l.is_found())
+            .unwrap());
     }
     let before = ALLOCS.load(Ordering::Relaxed);
     let mut found = 0;
     for k in &keys {
-        found += usize::from(t.get_into(k, ro, &mut value).unwrap());
+        found += usize::from(
+            t.get_into(k, &ro, &mut value)
+                .map(|l| l.is_found())
+                .unwrap(),
+        );
         assert_eq!(value.len(), 100);
     }
     let allocs = ALLOCS.load(Ordering::Relaxed) - before;

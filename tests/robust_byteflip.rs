@@ -20,7 +20,7 @@ mod robust_common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use leveldb_table::{BlockCache, Footer, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::{raw::format::Footer, BlockCache, ReadOptions, ReaderOptions, TableReader};
 use robust_common::read_testdata;
 
 const TABLE: &str = "cases/small_snappy/000005.ldb";
@@ -46,7 +46,7 @@ struct Answers {
 
 /// Scan and gets; `Err` if any of them reports an error.
 fn answers(t: &TableReader<&[u8]>, keys: &[Vec<u8>]) -> Result<Answers, String> {
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let scan = it
         .entries()
@@ -54,7 +54,11 @@ fn answers(t: &TableReader<&[u8]>, keys: &[Vec<u8>]) -> Result<Answers, String> 
         .map_err(|e| format!("scan: {e}"))?;
     let mut gets = Vec::new();
     for k in keys {
-        gets.push(t.get(k).map_err(|e| format!("get: {e}"))?);
+        gets.push(
+            t.get(k, &Default::default())
+                .map(|l| l.into_value())
+                .map_err(|e| format!("get: {e}"))?,
+        );
     }
     Ok(Answers { scan, gets })
 }
@@ -90,7 +94,7 @@ fn every_byte_flip_is_detected_except_the_unread_footer_padding() {
     let table = TableReader::open(&orig[..], ReaderOptions::default()).unwrap();
     assert!(table.verify().is_ok());
     let keys: Vec<Vec<u8>> = {
-        let mut it = table.iter(ReadOptions::default());
+        let mut it = table.iter(&ReadOptions::default());
         it.seek_to_first();
         let mut v = Vec::new();
         while it.valid() {
@@ -112,7 +116,7 @@ fn every_byte_flip_is_detected_except_the_unread_footer_padding() {
             buf[pos] ^= mask;
             let verdict = match TableReader::open(
                 &buf[..],
-                ReaderOptions::default().block_cache(Arc::new(BlockCache::new(1 << 20))),
+                ReaderOptions::default().block_cache(Some(Arc::new(BlockCache::new(1 << 20)))),
             ) {
                 Err(_) => Verdict::OpenFailed,
                 Ok(t) => {

@@ -107,7 +107,7 @@ fn damaged_tables_give_the_listed_verdicts() {
         let expected = load_entries(meta["derived_from"].as_str().unwrap());
 
         // Scan.
-        let mut it = t.iter(ReadOptions::default());
+        let mut it = t.iter(&ReadOptions::default());
         it.seek_to_first();
         let scanned: Result<Vec<_>, _> = it.entries().collect();
         match verdict["scan"].as_str().unwrap() {
@@ -142,7 +142,7 @@ fn damaged_tables_give_the_listed_verdicts() {
         );
         let (mut errors, mut found) = (0, 0);
         for (user, value) in &expected.newest {
-            let got = t.lookup(user, u64::MAX >> 8, ReadOptions::default());
+            let got = t.get(user, &ReadOptions::default().snapshot(Some(u64::MAX >> 8)));
             if damaged.contains(user) {
                 let e = got
                     .err()

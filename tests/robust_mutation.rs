@@ -18,7 +18,7 @@ mod robust_common;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use leveldb_table::raw::internal_key::internal_key;
-use leveldb_table::{Compression, Error, Options, TableBuilder, ValueType};
+use leveldb_table::{raw::internal_key::ValueType, Compression, Error, Options, TableBuilder};
 use robust_common::{exercise, modes, mutate, probe_keys, read_testdata, Mutant, Parts, Rng};
 
 /// A table to mutate and how many mutants to make of it.
@@ -94,7 +94,7 @@ fn subjects() -> Vec<Subject> {
                     .clone()
                     .compression(Compression::None)
                     .bloom(10)
-                    .restart_interval(2)
+                    .block_restart_interval(2)
                     .block_size(256),
                 120,
                 false,
@@ -104,7 +104,7 @@ fn subjects() -> Vec<Subject> {
         (
             "built/internal-snappy-bloom-b512",
             built(
-                &base.clone().bloom(10).internal_keys().block_size(512),
+                &base.clone().bloom(10).internal_keys(true).block_size(512),
                 150,
                 true,
                 30,
@@ -116,8 +116,8 @@ fn subjects() -> Vec<Subject> {
                 &base
                     .clone()
                     .compression(Compression::None)
-                    .restart_interval(1)
-                    .internal_keys()
+                    .block_restart_interval(1)
+                    .internal_keys(true)
                     .block_size(400),
                 80,
                 true,
@@ -142,7 +142,10 @@ fn subjects() -> Vec<Subject> {
 fn mutant(
     s: &Subject,
     parts: &Parts,
-    regions: &[(leveldb_table::BlockKind, leveldb_table::BlockHandle)],
+    regions: &[(
+        leveldb_table::error::BlockKind,
+        leveldb_table::raw::format::BlockHandle,
+    )],
     seed: u64,
 ) -> Mutant {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0000_01b3) ^ s.bytes.len() as u64);
@@ -249,9 +252,9 @@ fn targeted_mutants_have_the_expected_outcome() {
     let parts = Parts::from_table(&t);
     let bad = parts.assemble(&mut |p, s, ctx| {
         if p == robust_common::Part::Footer {
-            let f = leveldb_table::Footer {
+            let f = leveldb_table::raw::format::Footer {
                 metaindex: ctx.metaindex.unwrap(),
-                index: leveldb_table::BlockHandle::new(ctx.offset, 100),
+                index: leveldb_table::raw::format::BlockHandle::new(ctx.offset, 100),
             };
             s.bytes = f.encode().to_vec();
         }
@@ -263,7 +266,7 @@ fn targeted_mutants_have_the_expected_outcome() {
         matches!(
             e,
             Error::BadBlockHandle {
-                kind: leveldb_table::BlockKind::Index,
+                kind: leveldb_table::error::BlockKind::Index,
                 ..
             }
         ),
@@ -295,7 +298,7 @@ fn targeted_mutants_have_the_expected_outcome() {
     let a = TableReader::open(&t[..], ReaderOptions::default()).unwrap();
     let b = TableReader::open(&m[..], ReaderOptions::default()).unwrap();
     let scan = |t: &TableReader<&[u8]>| {
-        let mut it = t.iter(Default::default());
+        let mut it = t.iter(&Default::default());
         it.seek_to_first();
         it.entries().collect::<Result<Vec<_>, _>>().unwrap()
     };

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
 use leveldb_table::{
-    Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder, TableFileBuilder,
+    table::TableFileBuilder, Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder,
     TableReader,
 };
 
@@ -79,7 +79,12 @@ fn child_build() {
         let bytes = small_table_at(&dir.path().join("t.ldb"), 100);
         assert_eq!(names(dir.path()), ["t.ldb"]);
         let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
-        assert_eq!(t.get(&key(7)).unwrap(), Some(value(7)));
+        assert_eq!(
+            t.get(&key(7), &Default::default())
+                .map(|l| l.into_value())
+                .unwrap(),
+            Some(value(7))
+        );
         return;
     };
     let pause_at: u64 = std::env::var(PAUSE_ENV).unwrap().parse().unwrap();
@@ -144,7 +149,12 @@ fn killed_build_leaves_nothing_or_the_previous_table() {
                 assert_eq!(&fs::read(&target).unwrap(), p, "the previous table changed");
                 let t = TableReader::open_path(&target).unwrap();
                 assert!(t.verify().is_ok());
-                assert_eq!(t.get(&key(499)).unwrap(), Some(value(499)));
+                assert_eq!(
+                    t.get(&key(499), &Default::default())
+                        .map(|l| l.into_value())
+                        .unwrap(),
+                    Some(value(499))
+                );
             }
         }
         // The killed build's temporary file stays behind (nobody was left to remove it);
@@ -423,16 +433,18 @@ fn reading_never_writes() {
         }
         let by_file = TableReader::open(
             fs::File::open(&path).unwrap(),
-            ReaderOptions::default().block_cache(robust_common::shared_cache()),
+            ReaderOptions::default().block_cache(Some(robust_common::shared_cache())),
         )
         .unwrap();
         for t in [&by_path, &by_file] {
-            let mut it = t.iter(ReadOptions::default());
+            let mut it = t.iter(&ReadOptions::default());
             it.seek_to_first();
             let n = it.entries().count();
             assert!(n > 0);
-            let _ = t.get(b"key-0007");
-            let _ = t.get(&key(7));
+            let _ = t
+                .get(b"key-0007", &Default::default())
+                .map(|l| l.into_value());
+            let _ = t.get(&key(7), &Default::default()).map(|l| l.into_value());
             let _ = t.filter_excludes(b"nope");
             let report = t.verify();
             assert_eq!(report.is_ok(), f != "damaged.ldb", "{f}");

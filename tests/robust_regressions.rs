@@ -20,7 +20,8 @@ mod robust_common;
 
 use leveldb_table::raw::coding;
 use leveldb_table::{
-    BlockKind, Compression, Error, FilterStatus, ReadOptions, ReaderOptions, TableReader,
+    error::BlockKind, table::FilterStatus, Compression, Error, ReadOptions, ReaderOptions,
+    TableReader,
 };
 use robust_common::{read_testdata, testdata, Part, Parts, Stored};
 
@@ -74,12 +75,16 @@ fn regression(name: &str, recipe: impl FnOnce() -> Vec<u8>) -> Vec<u8> {
 }
 
 fn all_keys_found(t: &TableReader<&[u8]>) -> usize {
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let mut n = 0;
     while it.valid() {
         let user = &it.key()[..it.key().len() - 8];
-        assert!(t.get(user).unwrap().is_some());
+        assert!(t
+            .get(user, &Default::default())
+            .map(|l| l.into_value())
+            .unwrap()
+            .is_some());
         n += 1;
         it.next();
     }
@@ -147,7 +152,7 @@ fn index_with_long_shared_keys_is_walked_not_copied() {
     assert_eq!(r.data_blocks, 5000);
     assert!(r.problems.len() <= 1000);
     assert!(kept_key_bytes(&r.problems) <= (1 << 20) + 8000);
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     assert!(!it.valid() && it.status().is_err());
 }
@@ -158,7 +163,7 @@ fn data_block_with_long_shared_keys_keeps_a_bounded_report() {
     assert!(bytes.len() < 20_000);
     let t = TableReader::open(
         &bytes[..],
-        ReaderOptions::default().keys(leveldb_table::KeyFormat::Plain),
+        ReaderOptions::default().keys(leveldb_table::table::KeyFormat::Plain),
     )
     .unwrap();
     let r = t.verify();

@@ -7,10 +7,12 @@
 
 mod common;
 
-use leveldb_table::salvage::{salvage_bytes, salvage_table, Salvaged};
 use leveldb_table::{
-    BlockHandle, Compression, CompressionProfile, Error, KeyFormat, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    raw::format::BlockHandle, table::CompressionProfile, table::KeyFormat, Compression, Error,
+    Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+};
+use leveldb_table::{
+    table::salvage::salvage_bytes, table::salvage::salvage_table, table::salvage::Salvaged,
 };
 
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
@@ -30,7 +32,7 @@ fn build(compression: Compression, n: usize) -> Vec<u8> {
 
 fn all_entries(bytes: &[u8]) -> Entries {
     let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
-    t.iter(ReadOptions::default())
+    t.iter(&ReadOptions::default())
         .entries_from_start()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
@@ -64,7 +66,7 @@ fn without_blocks(bytes: &[u8], all: &Entries, lost: &[usize]) -> Entries {
     let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
     let mut out = Vec::new();
     for (i, h) in handles(bytes).into_iter().enumerate() {
-        let b = t.read_data_block(h, ReadOptions::default()).unwrap();
+        let b = t.read_data_block(h, &ReadOptions::default()).unwrap();
         let mut it = b.iter(t.comparator());
         it.seek_to_first();
         while it.valid() {
@@ -109,7 +111,7 @@ fn damaged_blocks_are_skipped_and_reported_the_rest_is_read() {
         let t = TableReader::open(bad.clone(), ReaderOptions::default()).unwrap();
         // A table's own cursor stops at the first damaged block.
         assert!(t
-            .iter(ReadOptions::default())
+            .iter(&ReadOptions::default())
             .entries_from_start()
             .any(|r| r.is_err()));
         let (entries, damaged) = split(salvage_table(&t, ReadOptions::default()));
@@ -203,7 +205,7 @@ fn real_leveldb_tables_are_salvaged_whole_without_their_footer() {
             let bytes = std::fs::read(&t.path).unwrap();
             let reader = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
             let want: Entries = reader
-                .iter(ReadOptions::default())
+                .iter(&ReadOptions::default())
                 .entries_from_start()
                 .map(|r| r.unwrap())
                 .map(|(k, v)| (k.to_vec(), v.to_vec()))

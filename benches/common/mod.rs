@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use leveldb_table::{
-    BlockCache, Compression, KeyFormat, Options, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, Compression, Options, ReaderOptions, TableBuilder, TableReader,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -47,7 +47,7 @@ pub fn probes(n: u64, count: usize, seed: u64) -> Vec<u64> {
 pub fn options(compression: Compression) -> Options {
     Options::default()
         .block_size(4096)
-        .restart_interval(16)
+        .block_restart_interval(16)
         .bloom(10)
         .compression(compression)
 }
@@ -68,7 +68,7 @@ pub fn open(bytes: &Bytes, cache_bytes: u64, use_filter: bool) -> TableReader<By
         .keys(KeyFormat::Plain)
         .use_filter(use_filter);
     if cache_bytes > 0 {
-        ro = ro.block_cache(Arc::new(BlockCache::new(cache_bytes)));
+        ro = ro.block_cache(Some(Arc::new(BlockCache::new(cache_bytes))));
     }
     TableReader::open(bytes.clone(), ro).expect("open")
 }

@@ -126,7 +126,7 @@ fn sizing_matches_the_table_crates_bloom_filter() {
         (100, 0.3),
         (7, 1e-12),
     ] {
-        let table = leveldb_table::BloomFilter::for_capacity(n as usize, eps);
+        let table = leveldb_table::raw::bloom::BloomFilter::for_capacity(n as usize, eps);
         let ours = CountingBloomFilter::for_capacity(n, eps);
         // for_capacity rounds the bit count up to whole bytes.
         assert_eq!(

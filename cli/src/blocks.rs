@@ -16,8 +16,8 @@ use leveldb_table::raw::format::{
 use leveldb_table::raw::internal_key;
 use leveldb_table::raw::{compress, Block, FilterBlockReader};
 use leveldb_table::{
-    BlockHandle, BlockKind, BloomFilterPolicy, BytewiseComparator, CompressionProfile, Error,
-    Footer, KeyFormat, RandomAccess,
+    error::BlockKind, filter::BloomFilterPolicy, raw::format::BlockHandle, raw::format::Footer,
+    table::CompressionProfile, table::KeyFormat, BytewiseComparator, Error, RandomAccess,
 };
 use serde_json::{json, Value};
 

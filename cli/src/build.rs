@@ -9,8 +9,8 @@ use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
-    BytewiseComparator, Comparator, Compression, Error, InternalKeyComparator, KeyFormat, Options,
-    TableFileBuilder,
+    raw::internal_key::InternalKeyComparator, table::KeyFormat, table::TableFileBuilder,
+    BytewiseComparator, Comparator, Compression, Error, Options,
 };
 
 use crate::common::{self, CmdResult, Failure, Global, LineReader, EXIT_OK};
@@ -272,16 +272,16 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     };
     let mut opts = Options::default()
         .block_size(a.block_size)
-        .restart_interval(a.restart_interval)
+        .block_restart_interval(a.restart_interval)
         .compression(comp)
         .parallel_compression(a.parallel_compression);
     opts = if a.no_filter {
-        opts.no_filter()
+        opts.filter_policy(None)
     } else {
         opts.bloom(a.bloom_bits)
     };
     if internal {
-        opts = opts.internal_keys();
+        opts = opts.internal_keys(true);
     }
     let cmp: Arc<dyn Comparator> = if internal {
         Arc::new(InternalKeyComparator::new(Arc::new(BytewiseComparator)))

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
-use leveldb_table::{Error, KeyFormat, ReadOptions, ReaderOptions};
+use leveldb_table::{table::KeyFormat, Error, ReadOptions, ReaderOptions};
 
 /// Everything worked; for `get`, every key was found.
 pub const EXIT_OK: i32 = 0;
@@ -71,12 +71,10 @@ impl Global {
             .verify_checksums(self.verify)
     }
 
-    /// Per-read options (checksums as asked, no cache filling).
+    /// Per-read options (no cache filling; checksums are the reader's,
+    /// [`reader_options`](Self::reader_options)).
     pub fn read_options(&self) -> ReadOptions {
-        ReadOptions {
-            verify_checksums: self.verify,
-            fill_cache: false,
-        }
+        ReadOptions::default().fill_cache(false)
     }
 }
 

@@ -10,6 +10,7 @@ use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::dom_storage::{self, session::SessionStorageEntry, StorageKind};
 use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::idb::{blob_dir_name, key_prefix, Catalog, KeyPrefix};
+use leveldb_table::{Lookup, ReadOptions};
 
 use crate::common::Failure;
 
@@ -252,7 +253,7 @@ fn idb_directory(path: &Path) -> Option<Db> {
 /// localStorage or sessionStorage, when the first keys of the database are all keys one
 /// of them writes and its version key is there.
 fn detect(db: &Db) -> Kind {
-    let Ok(mut view) = db.view() else {
+    let Ok(mut view) = db.view(&ReadOptions::default()) else {
         return Kind::None;
     };
     view.seek_to_first();
@@ -263,7 +264,7 @@ fn detect(db: &Db) -> Kind {
     }
     // Chrome writes its schema version key first of all: required, so that a database whose
     // first keys merely look alike is not decoded as one of these.
-    let has = |k: &[u8]| matches!(db.get(k), Ok(Some(_)));
+    let has = |k: &[u8]| matches!(db.get(k, &ReadOptions::default()), Ok(Lookup::Found { .. }));
     match dom_storage::detect(keys.iter().map(Vec::as_slice)) {
         Some(StorageKind::Local) if has(b"VERSION") => Kind::Local,
         Some(StorageKind::Session) if has(b"version") => Kind::Session,
@@ -274,7 +275,7 @@ fn detect(db: &Db) -> Kind {
 /// The names: the global metadata (database names), then each database's metadata.
 fn catalog(db: &Db) -> Catalog {
     let mut c = Catalog::default();
-    let Ok(mut view) = db.view() else {
+    let Ok(mut view) = db.view(&ReadOptions::default()) else {
         return c;
     };
     view.seek_to_first();
@@ -383,7 +384,7 @@ fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, 
 /// sessionStorage's namespace records: map -> (namespaces, origin).
 fn session_maps(db: &Db) -> BTreeMap<i64, (Vec<String>, String)> {
     let mut maps: BTreeMap<i64, (Vec<String>, String)> = BTreeMap::new();
-    let Ok(mut view) = db.view() else {
+    let Ok(mut view) = db.view(&ReadOptions::default()) else {
         return maps;
     };
     view.seek(b"namespace-");

@@ -5,12 +5,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::raw::format::{
-    BLOOM_HASH_SEED, BLOOM_MAX_K, LEGACY_BLOOM_POLICY_NAME, MAX_SEQUENCE,
-};
+use leveldb_table::raw::format::{BLOOM_HASH_SEED, BLOOM_MAX_K, LEGACY_BLOOM_POLICY_NAME};
 use leveldb_table::raw::hash::{hash, hash_signed_tail};
 use leveldb_table::raw::FilterBlockReader;
-use leveldb_table::{BlockKind, BloomFilterPolicy, Lookup};
+use leveldb_table::{error::BlockKind, filter::BloomFilterPolicy, Lookup};
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, DocFormat as Format, Failure, Global, EXIT_OK};
@@ -109,9 +107,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             json!({"policy": policy_name})
         }
         (Some(fh), Some((_, (_, bh)))) => {
-            let contents = table
-                .read_block_contents(fh, BlockKind::Filter, g.verify)
-                .map_err(fail)?;
+            let contents = table.read_block(fh, BlockKind::Filter).map_err(fail)?;
             let fb = FilterBlockReader::new(Arc::new(BloomFilterPolicy::new(10)), contents.data);
             let index = (bh.offset >> fb.base_lg().min(63)) as usize;
             let mut fj = json!({
@@ -183,10 +179,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         Some(_) => Some(table.filter_excludes(&key).map_err(fail)?),
         None => None,
     };
-    let present = match table
-        .lookup(&key, MAX_SEQUENCE, g.read_options())
-        .map_err(fail)?
-    {
+    let present = match table.get(&key, &g.read_options()).map_err(fail)? {
         Lookup::Found { sequence, .. } => json!({"state": "found", "seq": sequence}),
         Lookup::Deleted { sequence } => json!({"state": "deleted", "seq": sequence}),
         Lookup::NotFound => json!({"state": "not found"}),

@@ -5,10 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::raw::format::MAX_SEQUENCE;
-
 use crate::output::RowsOut;
-use leveldb_table::{BlockCache, LookupKind, ReadOptions, TableReader};
+use leveldb_table::{BlockCache, Lookup, ReadOptions, TableReader};
 
 use crate::common::{
     self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_ERROR, EXIT_FAIL, EXIT_OK,
@@ -72,9 +70,7 @@ impl<W: Write> Getter<'_, W> {
     fn get(&mut self, key: &[u8]) -> Result<(), Failure> {
         // One lookup answers found (with its sequence in a database table), deleted or
         // absent; the value lands in the reused buffer.
-        let res = self
-            .table
-            .lookup_into(key, MAX_SEQUENCE, self.opts, &mut self.value);
+        let res = self.table.get_into(key, &self.opts, &mut self.value);
         let line = &mut self.line;
         line.clear();
         match self.format {
@@ -86,7 +82,7 @@ impl<W: Write> Getter<'_, W> {
             Format::Text => common::push_text(line, key, self.hex),
         }
         match res {
-            Ok(LookupKind::Found { sequence, .. }) => match self.format {
+            Ok(Lookup::Found { sequence, .. }) => match self.format {
                 Format::Jsonl | Format::Json => {
                     line.extend_from_slice(b",\"found\":true,\"value\":\"");
                     common::push_hex(line, &self.value);
@@ -107,14 +103,14 @@ impl<W: Write> Getter<'_, W> {
                     line.push(b'\n');
                 }
             },
-            Ok(LookupKind::NotFound) => {
+            Ok(Lookup::NotFound) => {
                 self.not_found = true;
                 line.extend_from_slice(match self.format {
                     Format::Jsonl | Format::Json => b",\"found\":false}\n",
                     Format::Text => b": not found\n",
                 });
             }
-            Ok(LookupKind::Deleted { sequence }) => {
+            Ok(Lookup::Deleted { sequence }) => {
                 self.not_found = true;
                 match self.format {
                     Format::Jsonl | Format::Json => {
@@ -177,16 +173,13 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         .map_err(|e| Failure::error(format!("{}: cannot open: {e}", a.file.display())))?;
     let opts = crate::table_open::table_options(&a.file, g)
         .map_err(|e| Failure::error(e.message(&a.file)))?;
-    let table = TableReader::open(file, opts.block_cache(cache))
+    let table = TableReader::open(file, opts.block_cache(Some(cache)))
         .map_err(|e| Failure::error(common::describe(&a.file, &e)))?;
     crate::order::require_order(&table, &a.file, g, "to look keys up")?;
     let mut getter = Getter {
         table: &table,
         file: &a.file,
-        opts: ReadOptions {
-            verify_checksums: g.verify,
-            fill_cache: true,
-        },
+        opts: ReadOptions::default(),
         format: a.format,
         hex: a.hex,
         out: RowsOut::new(common::stdout(), a.format),

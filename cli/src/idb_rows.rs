@@ -9,6 +9,7 @@ use leveldb_table::idb::{
     decode_record_value, unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
 };
 use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
+use leveldb_table::{Lookup, ReadOptions};
 use serde_json::json;
 
 use crate::decoding::{Decoding, Kind};
@@ -363,9 +364,11 @@ impl Decoding<'_> {
             .db()
             .ok_or("the record's blob entry cannot be looked up here")?;
         let k = blob_entry_key(key).ok_or("not a record key")?;
-        match db.get(&k) {
-            Ok(Some((v, _))) => decode_external_objects(&v).map_err(|e| e.to_string()),
-            Ok(None) => Err("the record has no blob entry".into()),
+        match db.get(&k, &ReadOptions::default()) {
+            Ok(Lookup::Found { value, .. }) => {
+                decode_external_objects(&value).map_err(|e| e.to_string())
+            }
+            Ok(_) => Err("the record has no blob entry".into()),
             Err(e) => Err(format!("its blob entry cannot be read: {e}")),
         }
     }

@@ -43,7 +43,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use common::{Failure, Global, EXIT_ERROR, EXIT_OK};
 use flags::KeysArg;
-use leveldb_table::KeyFormat;
+use leveldb_table::table::KeyFormat;
 
 const EXIT_CODES: &str = "\
 Exit codes:

@@ -85,7 +85,6 @@ type Disorder = (String, Vec<u8>, Vec<u8>);
 fn first_disorder<R: leveldb_table::RandomAccess>(
     table: &TableReader<R>,
     path: &Path,
-    verify: bool,
 ) -> Result<Option<Disorder>, String> {
     let cmp = table.comparator();
     let handles = table
@@ -102,13 +101,10 @@ fn first_disorder<R: leveldb_table::RandomAccess>(
     }
     // Filling the table's block cache (when it has one, as `get`'s does) makes the
     // lookups that follow the check hits.
-    let opts = ReadOptions {
-        verify_checksums: verify,
-        fill_cache: true,
-    };
+    let opts = ReadOptions::default();
     let mut prev_sep: Option<&[u8]> = None;
     for (sep, handle) in &handles {
-        let Ok(block) = table.read_data_block(*handle, opts) else {
+        let Ok(block) = table.read_data_block(*handle, &opts) else {
             prev_sep = Some(sep);
             continue;
         };
@@ -164,7 +160,7 @@ pub fn orders_that_fit(path: &Path, g: &Global, current: &str) -> Vec<&'static s
         let Ok(t) = TableReader::open(file, opts) else {
             continue;
         };
-        if let Ok(None) = first_disorder(&t, path, g.verify) {
+        if let Ok(None) = first_disorder(&t, path) {
             fits.push(c.name());
         }
     }
@@ -190,7 +186,7 @@ pub fn require_order<R: leveldb_table::RandomAccess>(
     what: &str,
 ) -> Result<(), Failure> {
     let name = table_order_name(path, g);
-    match first_disorder(table, path, g.verify) {
+    match first_disorder(table, path) {
         Ok(None) => Ok(()),
         Ok(Some((at, a, b))) => Err(Failure::error(format!(
             "{}: keys out of {name} order in {at} ({} then {}); refusing {what}: a search \

@@ -1,14 +1,16 @@
 //! `--salvage` for `scan` and `verify`: read past damaged data blocks, and find the blocks
 //! of a table whose footer or index is lost by their checksums (the library's
-//! `leveldb_table::salvage`). Every entry recovered comes from a block whose checksum
+//! `leveldb_table::table::salvage`). Every entry recovered comes from a block whose checksum
 //! matched. `scan.rs` prints the entries.
 
 use std::io::Write;
 use std::path::Path;
 
 use leveldb_table::raw::internal_key;
-use leveldb_table::salvage::{salvage_bytes, salvage_table, Salvaged};
-use leveldb_table::{CompressionProfile, Error, KeyFormat};
+use leveldb_table::{
+    table::salvage::salvage_bytes, table::salvage::salvage_table, table::salvage::Salvaged,
+};
+use leveldb_table::{table::CompressionProfile, table::KeyFormat, Error};
 
 use crate::common::{self, Failure, Global};
 use crate::table_open::OpenError;

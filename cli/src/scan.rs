@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::raw::internal_key;
-use leveldb_table::salvage::Salvaged;
+use leveldb_table::table::salvage::Salvaged;
 use leveldb_table::Comparator;
 
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
@@ -122,7 +122,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         crate::order::require_order(&table, &a.file, g, "a --from/--to range")?;
     }
     let internal = table.is_internal();
-    let mut it = table.iter(g.read_options());
+    let mut it = table.iter(&g.read_options());
     if !a.reverse {
         match &range.from {
             Some(f) => it.seek(&common::seek_key(internal, f)),

@@ -6,12 +6,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use leveldb_table::raw::format::{COMPRESSION_ID2_ZSTD_OR_ZLIB, MAX_SEQUENCE};
+use leveldb_table::raw::format::COMPRESSION_ID2_ZSTD_OR_ZLIB;
 use leveldb_table::raw::internal_key::{self, ValueType};
 use leveldb_table::raw::{compress, Block, FilterBlockReader};
 use leveldb_table::{
-    BlockHandle, BlockKind, BloomFilterPolicy, BytewiseComparator, Error, Lookup, RandomAccess,
-    TableReader,
+    error::BlockKind, filter::BloomFilterPolicy, raw::format::BlockHandle, BytewiseComparator,
+    Error, Lookup, RandomAccess, TableReader,
 };
 use serde_json::{json, Value};
 
@@ -92,7 +92,6 @@ fn compression_name(table: &TableReader<File>, h: BlockHandle, id: u8) -> &'stat
 fn gather(
     table: &TableReader<File>,
     path: &Path,
-    g: &Global,
     probe: Option<u64>,
 ) -> Result<Value, (String, Error)> {
     let fail = |e: Error| (common::describe(path, &e), e);
@@ -109,7 +108,7 @@ fn gather(
     let filter_block = match filter_handle {
         Some(h) => Some(
             table
-                .read_block_contents(h, BlockKind::Filter, g.verify)
+                .read_block(h, BlockKind::Filter)
                 .map(|c| FilterBlockReader::new(Arc::new(BloomFilterPolicy::new(10)), c.data))
                 .map_err(fail)?,
         ),
@@ -128,9 +127,7 @@ fn gather(
     let mut sample: Vec<Vec<u8>> = Vec::new();
     let want_sample = probe.is_some_and(|n| n > 0) && table.filter().is_some();
     for (_, h) in &handles {
-        let c = table
-            .read_block_contents(*h, BlockKind::Data, g.verify)
-            .map_err(fail)?;
+        let c = table.read_block(*h, BlockKind::Data).map_err(fail)?;
         let name = compression_name(table, *h, c.compression);
         let cs = compression.entry(name).or_default();
         cs.blocks += 1;
@@ -246,7 +243,7 @@ fn gather(
     };
 
     let index_c = table
-        .read_block_contents(footer.index, BlockKind::Index, g.verify)
+        .read_block(footer.index, BlockKind::Index)
         .map_err(fail)?;
     let meta_keys: Vec<String> = table
         .metaindex()
@@ -299,10 +296,7 @@ fn gather(
 fn probe_fp(table: &TableReader<File>, sample: &[Vec<u8>], n: u64) -> Result<Value, Error> {
     let internal = table.is_internal();
     let end = table.footer().metaindex.offset;
-    let opts = leveldb_table::ReadOptions {
-        verify_checksums: true,
-        fill_cache: false,
-    };
+    let opts = leveldb_table::ReadOptions::default().fill_cache(false);
     let (mut tried, mut present, mut routed, mut passed) = (0u64, 0u64, 0u64, 0u64);
     let mut key = Vec::new();
     if !sample.is_empty() {
@@ -314,7 +308,7 @@ fn probe_fp(table: &TableReader<File>, sample: &[Vec<u8>], n: u64) -> Result<Val
             key.extend_from_slice(b"\xffsst-probe-");
             key.extend_from_slice(i.to_string().as_bytes());
             tried += 1;
-            if !matches!(table.lookup(&key, MAX_SEQUENCE, opts)?, Lookup::NotFound) {
+            if !matches!(table.get(&key, &opts)?, Lookup::NotFound) {
                 present += 1;
                 continue;
             }
@@ -482,7 +476,7 @@ fn text(v: &Value, out: &mut impl Write) -> std::io::Result<()> {
 
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let table = crate::table_open::open_table(&a.file, g)?;
-    let v = match gather(&table, &a.file, g, a.probe) {
+    let v = match gather(&table, &a.file, a.probe) {
         Ok(v) => v,
         Err((msg, e)) => return Err(Failure::Exit(common::code_for(&e), msg)),
     };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use leveldb_table::raw::coding::decode_fixed32;
 use leveldb_table::raw::format::FOOTER_LEN;
-use leveldb_table::{BlockKind, Error, FilterStatus, RandomAccess, TableReader};
+use leveldb_table::{error::BlockKind, table::FilterStatus, Error, RandomAccess, TableReader};
 
 use crate::common::{self, CmdResult, Global, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
 use crate::table_open::OpenError;
@@ -50,7 +50,7 @@ fn check_filter_layout(table: &TableReader<File>, path: &Path, problems: &mut Ve
     let Some(h) = table.filter_handle() else {
         return;
     };
-    let Ok(c) = table.read_block_contents(h, BlockKind::Filter, true) else {
+    let Ok(c) = table.read_block(h, BlockKind::Filter) else {
         return; // already reported by the library
     };
     let d = &c.data[..];

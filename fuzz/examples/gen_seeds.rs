@@ -13,7 +13,8 @@ use std::path::Path;
 
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    BlockKind, Compression, Options, ReaderOptions, TableBuilder, TableReader, ValueType,
+    error::BlockKind, raw::internal_key::ValueType, Compression, Options, ReaderOptions,
+    TableBuilder, TableReader,
 };
 
 fn build(opts: &Options, n: usize, internal: bool) -> Vec<u8> {
@@ -67,7 +68,7 @@ fn main() {
                 .compression(Compression::None)
                 .bloom(10)
                 .block_size(128)
-                .restart_interval(2),
+                .block_restart_interval(2),
             40,
             false,
         ),
@@ -79,7 +80,7 @@ fn main() {
         ),
         (
             "internal_snappy_bloom",
-            base.clone().bloom(10).internal_keys().block_size(700),
+            base.clone().bloom(10).internal_keys(true).block_size(700),
             60,
             true,
         ),
@@ -87,8 +88,8 @@ fn main() {
             "internal_raw_nofilter_r1",
             base.clone()
                 .compression(Compression::None)
-                .restart_interval(1)
-                .internal_keys()
+                .block_restart_interval(1)
+                .internal_keys(true)
                 .block_size(300),
             30,
             true,
@@ -124,12 +125,12 @@ fn main() {
         // block_hostile: flags byte (bit 0: internal comparator) + uncompressed block.
         let flag = u8::from(t.is_internal());
         let mut blocks = vec![("index", t.index_block().data().to_vec())];
-        if let Ok(c) = t.read_block_contents(t.footer().metaindex, BlockKind::Metaindex, true) {
+        if let Ok(c) = t.read_block(t.footer().metaindex, BlockKind::Metaindex) {
             blocks.push(("metaindex", c.data.to_vec()));
         }
         if let Ok(hs) = t.data_block_handles() {
             for (i, (_, h)) in hs.iter().take(2).enumerate() {
-                if let Ok(c) = t.read_block_contents(*h, BlockKind::Data, true) {
+                if let Ok(c) = t.read_block(*h, BlockKind::Data) {
                     blocks.push((if i == 0 { "data0" } else { "data1" }, c.data.to_vec()));
                 }
             }
@@ -145,7 +146,7 @@ fn main() {
         }
         // filter_hostile: u16 length + filter block + a probe stream.
         if let Some(h) = t.filter_handle() {
-            if let Ok(c) = t.read_block_contents(h, BlockKind::Filter, true) {
+            if let Ok(c) = t.read_block(h, BlockKind::Filter) {
                 if c.data.len() <= usize::from(u16::MAX) {
                     let mut seed = (c.data.len() as u16).to_le_bytes().to_vec();
                     seed.extend_from_slice(&c.data);

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use leveldb_table::raw::Block;
-use leveldb_table::{BytewiseComparator, Comparator, InternalKeyComparator};
+use leveldb_table::{raw::internal_key::InternalKeyComparator, BytewiseComparator, Comparator};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -32,7 +32,9 @@ fuzz_target!(|data: &[u8]| {
                 }
                 *offset
             }
-            LogItem::Damage(Error::BadLogRecord { offset, dropped, .. }) => {
+            LogItem::Damage(Error::BadLogRecord {
+                offset, dropped, ..
+            }) => {
                 assert!(offset + dropped <= data.len() as u64 + 7);
                 *offset
             }

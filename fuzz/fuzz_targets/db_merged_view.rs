@@ -13,7 +13,9 @@ use leveldb_table::db::cursor::{Cursor, MemCursor};
 use leveldb_table::db::memtable::{MemTable, Origin};
 use leveldb_table::db::merging::{MergingCursor, ViewCursor};
 use leveldb_table::db::write_batch::BatchRecord;
-use leveldb_table::{BytewiseComparator, InternalKeyComparator, ValueType};
+use leveldb_table::{
+    raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, BytewiseComparator,
+};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -35,17 +37,28 @@ fuzz_target!(|input: Input| {
     let writes = &input.writes[..input.writes.len().min(400)];
     let icmp = InternalKeyComparator::new(Arc::new(BytewiseComparator));
     let keys: Vec<Vec<u8>> = (0..=255u8).map(|k| vec![b'k', k % 37]).collect();
-    let values: Vec<Vec<u8>> = writes.iter().map(|w| vec![w.value; 1 + w.value as usize % 5]).collect();
+    let values: Vec<Vec<u8>> = writes
+        .iter()
+        .map(|w| vec![w.value; 1 + w.value as usize % 5])
+        .collect();
     let mut sources: Vec<Vec<(BatchRecord<'_>, Origin)>> = (0..4).map(|_| Vec::new()).collect();
     for (i, w) in writes.iter().enumerate() {
         let r = BatchRecord {
             sequence: i as u64 + 1,
-            kind: if w.delete { ValueType::Deletion } else { ValueType::Value },
+            kind: if w.delete {
+                ValueType::Deletion
+            } else {
+                ValueType::Value
+            },
             key: &keys[w.key as usize],
             value: if w.delete { &[] } else { &values[i] },
             offset: 0,
         };
-        let o = Origin { log: 0, offset: 0, offset_in_batch: 0 };
+        let o = Origin {
+            log: 0,
+            offset: 0,
+            offset_in_batch: 0,
+        };
         sources[(w.source % 4) as usize].push((r, o));
     }
     let mems: Vec<MemTable> = sources
@@ -62,7 +75,11 @@ fuzz_target!(|input: Input| {
             model.insert(keys[w.key as usize].clone(), values[i].clone());
         }
     }
-    fn view<'a>(mems: &'a [MemTable], icmp: &InternalKeyComparator, snapshot: u64) -> ViewCursor<'a> {
+    fn view<'a>(
+        mems: &'a [MemTable],
+        icmp: &InternalKeyComparator,
+        snapshot: u64,
+    ) -> ViewCursor<'a> {
         let children: Vec<Box<dyn Cursor + 'a>> = mems
             .iter()
             .map(|m| Box::new(MemCursor::new(m)) as Box<dyn Cursor + 'a>)

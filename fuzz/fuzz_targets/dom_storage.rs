@@ -39,23 +39,34 @@ fuzz_target!(|data: &[u8]| {
         None => (data, &[][..]),
     };
     match decode_local_storage(key, value) {
-        Some(LocalStorageEntry::Item { origin, key: k, value: v }) => {
+        Some(LocalStorageEntry::Item {
+            origin,
+            key: k,
+            value: v,
+        }) => {
             assert!(inside(origin, key));
             storage_text(&k, key);
             storage_text(&v, value);
         }
-        Some(LocalStorageEntry::WriteMeta { origin, .. } | LocalStorageEntry::AccessMeta { origin, .. }) => {
+        Some(
+            LocalStorageEntry::WriteMeta { origin, .. }
+            | LocalStorageEntry::AccessMeta { origin, .. },
+        ) => {
             assert!(inside(origin, key))
         }
         Some(LocalStorageEntry::Version(v)) => assert!(inside(v, value)),
         None => {}
     }
     match decode_session_storage(key, value) {
-        Some(SessionStorageEntry::Item { key: k, value: v, .. }) => {
+        Some(SessionStorageEntry::Item {
+            key: k, value: v, ..
+        }) => {
             units(&k);
             storage_text(&v, value);
         }
-        Some(SessionStorageEntry::Namespace { namespace, origin, .. }) => {
+        Some(SessionStorageEntry::Namespace {
+            namespace, origin, ..
+        }) => {
             assert!(inside(namespace, key) && inside(origin, key))
         }
         _ => {}

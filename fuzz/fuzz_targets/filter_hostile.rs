@@ -13,7 +13,8 @@ use std::sync::Arc;
 use arbitrary::{Result, Unstructured};
 use leveldb_table::raw::{FilterBlockBuilder, FilterBlockReader};
 use leveldb_table::{
-    BloomFilter, BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, LegacyBloomFilterPolicy,
+    filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, filter::LegacyBloomFilterPolicy,
+    raw::bloom::BloomFilter, FilterPolicy,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -28,7 +29,8 @@ fn run(data: &[u8]) -> Result<()> {
     let bits: u8 = u.int_in_range(0..=40)?;
     let bloom: Arc<dyn FilterPolicy> = Arc::new(BloomFilterPolicy::new(usize::from(bits)));
     let legacy = LegacyBloomFilterPolicy::new(usize::from(bits));
-    let local = CacheLocalBloomPolicy::new(f64::from(bits) + f64::from(u.int_in_range(0..=9u8)?) / 10.0);
+    let local =
+        CacheLocalBloomPolicy::new(f64::from(bits) + f64::from(u.int_in_range(0..=9u8)?) / 10.0);
 
     // Hostile bytes as a filter block and as a single filter.
     let reader = FilterBlockReader::new(bloom.clone(), filter_bytes);
@@ -101,7 +103,10 @@ fn run(data: &[u8]) -> Result<()> {
             "legacy bloom filter lost a key"
         );
         assert!(standalone.contains(k), "standalone bloom filter lost a key");
-        assert!(local.key_may_match(k, &local_filter), "cache-local filter lost a key");
+        assert!(
+            local.key_may_match(k, &local_filter),
+            "cache-local filter lost a key"
+        );
         assert!(bloom.key_may_match(k, standalone.as_bytes()));
     }
     Ok(())

@@ -20,11 +20,11 @@ use std::io;
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
+use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::{
-    BlockCache, Compression, KeyFormat, Lookup, Options, RandomAccess, ReadOptions,
+    table::KeyFormat, BlockCache, Compression, Lookup, Options, RandomAccess, ReadOptions,
     ReaderOptions, TableBuilder, TableReader,
 };
-use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use libfuzzer_sys::fuzz_target;
 
 /// A file the target damages while a reader has it open.
@@ -46,10 +46,16 @@ impl RandomAccess for Shared {
 type Model = BTreeMap<Vec<u8>, Vec<(u64, Option<Vec<u8>>)>>;
 
 fn expected(model: &Model, key: &[u8], snapshot: u64) -> Lookup {
-    match model.get(key).and_then(|v| v.iter().find(|(s, _)| *s <= snapshot)) {
+    match model
+        .get(key)
+        .and_then(|v| v.iter().find(|(s, _)| *s <= snapshot))
+    {
         None => Lookup::NotFound,
         Some((s, None)) => Lookup::Deleted { sequence: *s },
-        Some((s, Some(v))) => Lookup::Found { value: v.clone(), sequence: Some(*s) },
+        Some((s, Some(v))) => Lookup::Found {
+            value: v.clone(),
+            sequence: Some(*s),
+        },
     }
 }
 
@@ -78,9 +84,9 @@ fuzz_target!(|data: &[u8]| {
     let opts = Options::default()
         .compression(Compression::Snappy)
         .block_size(256)
-        .restart_interval(restart_interval)
+        .block_restart_interval(restart_interval)
         .bloom(10)
-        .internal_keys();
+        .internal_keys(true);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (k, versions) in &model {
         for (s, v) in versions {
@@ -95,25 +101,36 @@ fuzz_target!(|data: &[u8]| {
     let reader = |verify| {
         let ro = ReaderOptions::default()
             .keys(KeyFormat::Internal)
-            .block_cache(Arc::new(BlockCache::new(300)))
+            .block_cache(Some(Arc::new(BlockCache::new(300))))
             .verify_checksums(verify);
         TableReader::open(Shared(file.clone()), ro).unwrap()
     };
     let (checked, unchecked) = (reader(true), reader(false));
-    let ro = |verify_checksums| ReadOptions { verify_checksums, fill_cache: false };
+    let ro = ReadOptions::default().fill_cache(false);
     let probes: Vec<(Vec<u8>, u64)> = model
         .iter()
         .flat_map(|(k, v)| {
             let s = v.last().map_or(0, |x| x.0);
             let mut between = k.clone();
             between.push(0);
-            [(k.clone(), u64::MAX >> 8), (k.clone(), s + 1), (k.clone(), s), (between, u64::MAX >> 8)]
+            [
+                (k.clone(), u64::MAX >> 8),
+                (k.clone(), s + 1),
+                (k.clone(), s),
+                (between, u64::MAX >> 8),
+            ]
         })
         .collect();
     for _ in 0..2 {
         for (k, s) in &probes {
-            assert_eq!(checked.lookup(k, *s, ro(true)).unwrap(), expected(&model, k, *s));
-            assert_eq!(unchecked.lookup(k, *s, ro(false)).unwrap(), expected(&model, k, *s));
+            assert_eq!(
+                checked.get(k, &ro.snapshot(Some(*s))).unwrap(),
+                expected(&model, k, *s)
+            );
+            assert_eq!(
+                unchecked.get(k, &ro.snapshot(Some(*s))).unwrap(),
+                expected(&model, k, *s)
+            );
         }
     }
     {
@@ -125,10 +142,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     for (k, s) in &probes {
-        match checked.lookup(k, *s, ro(true)) {
+        match checked.get(k, &ro.snapshot(Some(*s))) {
             Ok(got) => assert_eq!(got, expected(&model, k, *s), "damaged bytes became data"),
             Err(e) => assert!(e.block().is_some(), "an error without its block: {e}"),
         }
-        let _ = unchecked.lookup(k, *s, ro(false));
+        let _ = unchecked.get(k, &ro.snapshot(Some(*s)));
     }
 });

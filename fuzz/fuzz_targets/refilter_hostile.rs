@@ -8,17 +8,18 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use leveldb_table::refilter::{refilter_with, RefilterOptions};
 use leveldb_table::{
-    BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, ReadOptions, ReaderOptions, TableReader,
+    filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, ReadOptions,
+    ReaderOptions, TableReader,
 };
+use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_STEPS: usize = 20_000;
 
 /// The entries of `t` (at most MAX_STEPS), or None on an error.
 fn entries(t: &TableReader<Bytes>) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let mut v = Vec::new();
     while it.valid() && v.len() < MAX_STEPS {

@@ -11,8 +11,8 @@ use arbitrary::Arbitrary;
 use bytes::Bytes;
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    BlockCache, Compression, FilterStatus, KeyFormat, Lookup, Options, RandomAccess, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader, ValueType,
+    raw::internal_key::ValueType, table::FilterStatus, table::KeyFormat, BlockCache, Compression,
+    Lookup, Options, RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -42,7 +42,7 @@ fuzz_target!(|input: Input| {
     let restart = usize::from(input.restart_interval) % 64 + 1;
     let mut opts = Options::default()
         .block_size(block_size)
-        .restart_interval(restart);
+        .block_restart_interval(restart);
     opts = opts.compression(if input.snappy {
         Compression::Snappy
     } else {
@@ -52,7 +52,7 @@ fuzz_target!(|input: Input| {
         opts = opts.bloom(usize::from(b % 32));
     }
     if input.internal {
-        opts = opts.internal_keys();
+        opts = opts.internal_keys(true);
     }
     // Sorted, unique user keys; `deleted` only means something for internal keys.
     let map: BTreeMap<Vec<u8>, (Vec<u8>, bool)> = input
@@ -105,7 +105,7 @@ fuzz_target!(|input: Input| {
     });
     if input.cache {
         let kib = u64::from(input.cache_kib) % 64 + 1;
-        ropts = ropts.block_cache(Arc::new(BlockCache::new(kib << 10)));
+        ropts = ropts.block_cache(Some(Arc::new(BlockCache::new(kib << 10))));
     }
     let input_flags = Flags {
         internal: input.internal,
@@ -142,7 +142,7 @@ fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
         .map(|(_, s, v, _, _)| (s.clone(), v.clone()))
         .collect();
     let got: Vec<(Vec<u8>, Vec<u8>)> = {
-        let mut it = t.iter(ReadOptions::default());
+        let mut it = t.iter(&ReadOptions::default());
         it.seek_to_first();
         it.entries()
             .map(|r| r.expect("scan of a table we built"))
@@ -151,7 +151,7 @@ fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
     assert_eq!(got, expected, "forward scan");
 
     let mut back = Vec::new();
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_last();
     while it.valid() {
         back.push((it.key().to_vec(), it.value().to_vec()));
@@ -177,9 +177,15 @@ fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
 fn lookups<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
     for (user, _, value, seq, deleted) in rows {
         let want = if *deleted { None } else { Some(value.clone()) };
-        assert_eq!(t.get(user).expect("get"), want, "get");
+        assert_eq!(
+            t.get(user, &Default::default())
+                .map(|l| l.into_value())
+                .expect("get"),
+            want,
+            "get"
+        );
         let l = t
-            .lookup(user, u64::MAX >> 8, ReadOptions::default())
+            .get(user, &ReadOptions::default().snapshot(Some(u64::MAX >> 8)))
             .expect("lookup");
         let want = match (input.internal, deleted) {
             (false, _) => Lookup::Found {
@@ -196,7 +202,7 @@ fn lookups<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
         if input.internal {
             // Before its only version was written, the key did not exist.
             assert_eq!(
-                t.lookup(user, seq - 1, ReadOptions::default())
+                t.get(user, &ReadOptions::default().snapshot(Some(seq - 1)))
                     .expect("lookup"),
                 Lookup::NotFound
             );
@@ -215,7 +221,9 @@ fn lookups<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
         for absent in neighbours {
             if rows.binary_search_by(|r| r.0.cmp(&absent)).is_err() {
                 assert_eq!(
-                    t.get(&absent).expect("get absent"),
+                    t.get(&absent, &Default::default())
+                        .map(|l| l.into_value())
+                        .expect("get absent"),
                     None,
                     "absent key found"
                 );

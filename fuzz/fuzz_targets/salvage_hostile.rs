@@ -12,15 +12,25 @@
 
 use std::collections::BTreeMap;
 
-use leveldb_table::salvage::{salvage_bytes, salvage_table, Salvaged};
-use leveldb_table::{Compression, CompressionProfile, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+use leveldb_table::{
+    table::salvage::salvage_bytes, table::salvage::salvage_table, table::salvage::Salvaged,
+};
+use leveldb_table::{
+    table::CompressionProfile, Compression, Options, ReadOptions, ReaderOptions, TableBuilder,
+    TableReader,
+};
 use libfuzzer_sys::fuzz_target;
 
 fn check(items: &[Salvaged], len: usize, written: Option<&BTreeMap<Vec<u8>, Vec<u8>>>) {
     for s in items {
         match s {
-            Salvaged::Entries { handle, entries, .. } => {
-                assert!(handle.offset + handle.size + 5 <= len as u64, "block past the end");
+            Salvaged::Entries {
+                handle, entries, ..
+            } => {
+                assert!(
+                    handle.offset + handle.size + 5 <= len as u64,
+                    "block past the end"
+                );
                 if let Some(w) = written {
                     for (k, v) in entries {
                         assert_eq!(w.get(k), Some(v), "salvage made up an entry");
@@ -42,7 +52,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if mode % 2 == 0 {
-        check(&salvage_bytes(rest, CompressionProfile::default()), rest.len(), None);
+        check(
+            &salvage_bytes(rest, CompressionProfile::default()),
+            rest.len(),
+            None,
+        );
         return;
     }
     // Entries: keys and values cut from the first half of `rest`.
@@ -53,8 +67,15 @@ fuzz_target!(|data: &[u8]| {
         k.extend_from_slice(&(i as u32).to_be_bytes());
         written.insert(k, c.repeat(1 + (i % 5)));
     }
-    let compression = if mode & 2 == 0 { Compression::Snappy } else { Compression::None };
-    let opts = Options::default().compression(compression).block_size(64).bloom(10);
+    let compression = if mode & 2 == 0 {
+        Compression::Snappy
+    } else {
+        Compression::None
+    };
+    let opts = Options::default()
+        .compression(compression)
+        .block_size(64)
+        .bloom(10);
     let Ok(mut b) = TableBuilder::new(Vec::new(), &opts) else {
         return;
     };
@@ -75,8 +96,16 @@ fuzz_target!(|data: &[u8]| {
         let cut = usize::from(mode >> 3) * file.len() / 32;
         file.truncate(file.len() - cut.min(file.len()));
     }
-    check(&salvage_bytes(&file, CompressionProfile::default()), file.len(), Some(&written));
+    check(
+        &salvage_bytes(&file, CompressionProfile::default()),
+        file.len(),
+        Some(&written),
+    );
     if let Ok(t) = TableReader::open(file.clone(), ReaderOptions::default()) {
-        check(&salvage_table(&t, ReadOptions::default()), file.len(), Some(&written));
+        check(
+            &salvage_table(&t, ReadOptions::default()),
+            file.len(),
+            Some(&written),
+        );
     }
 });

@@ -42,7 +42,9 @@ fuzz_target!(|data: &[u8]| {
         rest.to_vec()
     } else {
         let split = rest.len() - rest.len() / 4;
-        let mut s = snap::raw::Encoder::new().compress_vec(&rest[..split]).unwrap();
+        let mut s = snap::raw::Encoder::new()
+            .compress_vec(&rest[..split])
+            .unwrap();
         for pair in rest[split..].chunks_exact(3) {
             let at = usize::from(u16::from_le_bytes([pair[0], pair[1]]));
             if let Some(b) = s.get_mut(at) {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use leveldb_table::{
-    BlockCache, CompressionProfile, KeyFormat, RandomAccess, ReadOptions, ReaderOptions,
-    TableReader,
+    table::CompressionProfile, table::KeyFormat, BlockCache, RandomAccess, ReadOptions,
+    ReaderOptions, TableReader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -77,7 +77,7 @@ fn exercise<R: RandomAccess>(
     full: bool,
 ) {
     let mut seen: Vec<Vec<u8>> = Vec::new();
-    let mut it = t.iter(ropts);
+    let mut it = t.iter(&ropts);
     it.seek_to_first();
     let mut steps = 0;
     while it.valid() && steps < MAX_STEPS {
@@ -116,14 +116,14 @@ fn exercise<R: RandomAccess>(
     {
         // As a table key, and as the user key of an internal key.
         let user = &k[..k.len().saturating_sub(8)];
-        let _ = t.get_into(user, ropts, &mut buf);
-        let _ = t.lookup(k, u64::MAX >> 8, ropts);
+        let _ = t.get_into(user, &ropts, &mut buf).map(|l| l.is_found());
+        let _ = t.get(k, &ropts.snapshot(Some(u64::MAX >> 8)));
         if full && i % 2 == 0 {
-            let _ = t.lookup(user, 1, ropts);
+            let _ = t.get(user, &ropts.snapshot(Some(1)));
             let _ = t.filter_excludes(k);
             let _ = t.approximate_offset_of(k);
         }
-        let mut it = t.iter(ropts);
+        let mut it = t.iter(&ropts);
         it.seek(k);
         it.next();
         it.prev();
@@ -132,7 +132,7 @@ fn exercise<R: RandomAccess>(
     if full {
         if let Ok(h) = t.data_block_handles() {
             if let Some((_, first)) = h.first() {
-                let _ = t.read_data_block(*first, ropts);
+                let _ = t.read_data_block(*first, &ropts);
             }
         }
     }
@@ -146,7 +146,7 @@ fuzz_target!(|data: &[u8]| {
 
     // 1. Defaults (checksums verified), zero-copy source.
     let cache = Arc::new(BlockCache::new(1 << 20));
-    let opts = ReaderOptions::default().block_cache(cache);
+    let opts = ReaderOptions::default().block_cache(Some(cache));
     if let Ok(t) = TableReader::open(StrictSource(bytes.clone()), opts) {
         exercise(&t, &probes, ReadOptions::default(), true);
     }
@@ -156,10 +156,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = ReaderOptions::default()
         .keys(KeyFormat::Internal)
         .verify_checksums(false);
-    let ropts = ReadOptions {
-        verify_checksums: false,
-        fill_cache: true,
-    };
+    let ropts = ReadOptions::default().fill_cache(true);
     if let Ok(t) = TableReader::open(data.to_vec(), opts) {
         exercise(&t, &probes, ropts, false);
     }
@@ -174,10 +171,7 @@ fuzz_target!(|data: &[u8]| {
         .keys(KeyFormat::Plain)
         .verify_checksums(false)
         .compression_profile(profile);
-    let ropts = ReadOptions {
-        verify_checksums: false,
-        fill_cache: false,
-    };
+    let ropts = ReadOptions::default().fill_cache(false);
     if let Ok(t) = TableReader::open(StrictSource(bytes), opts) {
         exercise(&t, &probes, ropts, false);
     }

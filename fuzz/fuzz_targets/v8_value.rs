@@ -68,8 +68,15 @@ fn walk(d: &Decoded<'_>) {
                 key(k);
                 leaf(v, d, &mut todo)
             }),
-            Object::Array { length, elements, properties } => {
-                assert!(elements.windows(2).all(|w| w[0].0 < w[1].0), "elements out of order");
+            Object::Array {
+                length,
+                elements,
+                properties,
+            } => {
+                assert!(
+                    elements.windows(2).all(|w| w[0].0 < w[1].0),
+                    "elements out of order"
+                );
                 assert!(elements.last().is_none_or(|(i, _)| i < length));
                 elements.iter().for_each(|(_, v)| leaf(v, d, &mut todo));
                 properties.iter().for_each(|(k, v)| {
@@ -87,13 +94,26 @@ fn walk(d: &Decoded<'_>) {
                 text(source);
                 let _ = regexp_flags(*flags);
             }
-            Object::View { buffer, byte_offset, byte_length, .. } => match d.object(*buffer) {
+            Object::View {
+                buffer,
+                byte_offset,
+                byte_length,
+                ..
+            } => match d.object(*buffer) {
                 Some(Object::ArrayBuffer { bytes, .. }) => {
-                    assert!(byte_offset + byte_length <= bytes.len() as u64, "view outside its buffer")
+                    assert!(
+                        byte_offset + byte_length <= bytes.len() as u64,
+                        "view outside its buffer"
+                    )
                 }
                 other => panic!("a view of {other:?}"),
             },
-            Object::Error { message, stack, cause, .. } => {
+            Object::Error {
+                message,
+                stack,
+                cause,
+                ..
+            } => {
                 message.iter().chain(stack.iter()).for_each(text);
                 cause.iter().for_each(|v| leaf(v, d, &mut todo));
             }
@@ -108,7 +128,11 @@ fn walk(d: &Decoded<'_>) {
 }
 
 fn check(bytes: &[u8], v8_only: bool) {
-    let r = if v8_only { decode_v8(bytes) } else { decode(bytes) };
+    let r = if v8_only {
+        decode_v8(bytes)
+    } else {
+        decode(bytes)
+    };
     match r {
         Ok(d) => walk(&d),
         Err(e) => {

@@ -13,6 +13,7 @@ use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::idb::Catalog;
 use leveldb_table::Comparator;
+use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -82,9 +83,9 @@ impl PyDb {
         at_seq: Option<u64>,
     ) -> PyResult<Option<Py<PyBytes>>> {
         let db = self.db()?;
-        let snapshot = at_seq.unwrap_or_else(|| db.last_sequence());
-        let found = py.detach(|| db.get_at(&key, snapshot)).py_err(py, None)?;
-        Ok(found.map(|(v, _)| PyBytes::new(py, &v).unbind()))
+        let read = ReadOptions::default().snapshot(at_seq);
+        let found = py.detach(|| db.get(&key, &read)).py_err(py, None)?;
+        Ok(found.value().map(|v| PyBytes::new(py, v).unbind()))
     }
 
     /// `(key, value)` of every live key with `start <= key < stop`, in the database's order
@@ -269,7 +270,9 @@ impl Source for DbView {
         if bounds.reverse {
             return self.fill_backward(cmp, bounds, resume, batch, max);
         }
-        let mut view = self.db.view_at(self.snapshot)?;
+        let mut view = self
+            .db
+            .view(&ReadOptions::default().snapshot(Some(self.snapshot)))?;
         match resume {
             Resume::Done => return Ok(true),
             Resume::Start => match &bounds.start {

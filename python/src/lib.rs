@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use leveldb_table::raw::internal_key;
-use leveldb_table::ValueType;
+use leveldb_table::raw::internal_key::ValueType;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 

@@ -3,7 +3,7 @@
 //! its fields.
 
 use leveldb_table::db::records::{DbRecord, Location};
-use leveldb_table::ValueType;
+use leveldb_table::raw::internal_key::ValueType;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 

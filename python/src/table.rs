@@ -10,7 +10,8 @@ use leveldb_table::db::builtin_comparator;
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
-    Comparator, FilterStatus, KeyFormat, LookupKind, ReadOptions, ReaderOptions, TableReader,
+    table::FilterStatus, table::KeyFormat, Comparator, Lookup, ReadOptions, ReaderOptions,
+    TableReader,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -70,10 +71,7 @@ impl PyTable {
         Ok(PyTable {
             table: Arc::new(table),
             path: shown,
-            read: ReadOptions {
-                verify_checksums,
-                ..ReadOptions::default()
-            },
+            read: ReadOptions::default(),
         })
     }
 
@@ -86,17 +84,16 @@ impl PyTable {
         key: Cow<'_, [u8]>,
         at_seq: Option<u64>,
     ) -> PyResult<Option<Py<PyBytes>>> {
-        let snapshot = at_seq.unwrap_or(MAX_SEQUENCE);
         let mut value = Vec::new();
         let kind = py
             .detach(|| {
                 self.table
-                    .lookup_into(&key, snapshot, self.read, &mut value)
+                    .get_into(&key, &self.read.snapshot(at_seq), &mut value)
             })
             .py_err(py, Some(&self.path))?;
         Ok(match kind {
-            LookupKind::Found { .. } => Some(PyBytes::new(py, &value).unbind()),
-            LookupKind::Deleted { .. } | LookupKind::NotFound => None,
+            Lookup::Found { .. } => Some(PyBytes::new(py, &value).unbind()),
+            Lookup::Deleted { .. } | Lookup::NotFound => None,
         })
     }
 
@@ -110,20 +107,19 @@ impl PyTable {
         key: Cow<'_, [u8]>,
         at_seq: Option<u64>,
     ) -> PyResult<Option<LookupTuple<'py>>> {
-        let snapshot = at_seq.unwrap_or(MAX_SEQUENCE);
         let mut value = Vec::new();
         let kind = py
             .detach(|| {
                 self.table
-                    .lookup_into(&key, snapshot, self.read, &mut value)
+                    .get_into(&key, &self.read.snapshot(at_seq), &mut value)
             })
             .py_err(py, Some(&self.path))?;
         Ok(match kind {
-            LookupKind::Found { sequence, .. } => {
+            Lookup::Found { sequence, .. } => {
                 Some(("value", Some(PyBytes::new(py, &value)), sequence))
             }
-            LookupKind::Deleted { sequence } => Some(("deletion", None, Some(sequence))),
-            LookupKind::NotFound => None,
+            Lookup::Deleted { sequence } => Some(("deletion", None, Some(sequence))),
+            Lookup::NotFound => None,
         })
     }
 
@@ -183,7 +179,7 @@ impl PyTable {
         let handles = py
             .detach(|| t.data_block_handles())
             .py_err(py, Some(&self.path))?;
-        let handle = |h: leveldb_table::BlockHandle| (h.offset, h.size);
+        let handle = |h: leveldb_table::raw::format::BlockHandle| (h.offset, h.size);
         let footer = t.footer();
         let d = PyDict::new(py);
         d.set_item("file_size", t.file_size())?;
@@ -250,7 +246,7 @@ impl Source for TableSource {
         max: usize,
     ) -> leveldb_table::Result<bool> {
         let cmp: &dyn Comparator = self.table.comparator();
-        let mut it = self.table.iter(self.read);
+        let mut it = self.table.iter(&self.read);
         match (resume, bounds.reverse) {
             (Resume::Done, _) => return Ok(true),
             (Resume::Start, false) => match &bounds.start {

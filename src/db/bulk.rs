@@ -171,7 +171,7 @@ impl BulkBuilder {
             .tempdir_in(&parent)?;
         let mut table_opts = opts.table.clone();
         table_opts.comparator = std::sync::Arc::new(crate::util::comparator::BytewiseComparator);
-        let table_opts = table_opts.internal_keys();
+        let table_opts = table_opts.internal_keys(true);
         Ok(BulkBuilder {
             target,
             tmp: Some(tmp),

@@ -22,13 +22,15 @@ use crate::idb::{
     blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, decode_key,
     decode_record_value, key_prefix, unwrap_value, Catalog, ExternalObject, KeyPrefix, Unwrapped,
 };
+use crate::options::ReadOptions;
+use crate::table::Lookup;
 use crate::v8value::{decode, Decoded, ValueError};
 
 /// The names of an IndexedDB directory's databases, object stores and indexes: the global
 /// metadata (database 0), then each database's own (store 0).
 pub fn idb_catalog(db: &Db) -> Catalog {
     let mut c = Catalog::default();
-    let Ok(mut view) = db.view() else {
+    let Ok(mut view) = db.view(&ReadOptions::default()) else {
         return c;
     };
     view.seek_to_first();
@@ -75,9 +77,11 @@ pub fn idb_blob_dir(dir: &Path) -> Option<PathBuf> {
 /// What is missing or undecodable, said in words.
 pub fn idb_blob_list(db: &Db, record_key: &[u8]) -> Result<Vec<ExternalObject>, String> {
     let k = blob_entry_key(record_key).ok_or("not a record key")?;
-    match db.get(&k) {
-        Ok(Some((v, _))) => decode_external_objects(&v).map_err(|e| e.to_string()),
-        Ok(None) => Err("the record has no blob entry".into()),
+    match db.get(&k, &ReadOptions::default()) {
+        Ok(Lookup::Found { value, .. }) => {
+            decode_external_objects(&value).map_err(|e| e.to_string())
+        }
+        Ok(_) => Err("the record has no blob entry".into()),
         Err(e) => Err(format!("its blob entry cannot be read: {e}")),
     }
 }
@@ -194,7 +198,7 @@ pub fn idb_value<'a>(
 /// localStorage or sessionStorage, when the first keys of `db` are all keys one of them
 /// writes ([`dom_storage::detect`]).
 pub fn detect_storage(db: &Db) -> Option<StorageKind> {
-    let mut view = db.view().ok()?;
+    let mut view = db.view(&ReadOptions::default()).ok()?;
     view.seek_to_first();
     let mut keys = Vec::new();
     while view.valid() && keys.len() < 64 {
@@ -207,7 +211,7 @@ pub fn detect_storage(db: &Db) -> Option<StorageKind> {
 /// The namespaces (tabs' sessions) and origin of each map of a sessionStorage database.
 pub fn session_maps(db: &Db) -> BTreeMap<i64, (Vec<String>, String)> {
     let mut maps: BTreeMap<i64, (Vec<String>, String)> = BTreeMap::new();
-    let Ok(mut view) = db.view() else {
+    let Ok(mut view) = db.view(&ReadOptions::default()) else {
         return maps;
     };
     view.seek(b"namespace-");
@@ -259,7 +263,7 @@ mod tests {
         assert_eq!(names[1].0, "second");
         let blob_dir = idb_blob_dir(&dir).unwrap();
         assert!(blob_dir.is_dir());
-        let mut view = db.view().unwrap();
+        let mut view = db.view(&ReadOptions::default()).unwrap();
         view.seek_to_first();
         let (mut records, mut from_blob, mut snappy) = (0, 0, 0);
         while view.valid() {
@@ -275,7 +279,7 @@ mod tests {
         assert_eq!(records, 31);
         assert!(from_blob >= 2 && snappy >= 1, "{from_blob} {snappy}");
         // Without the blob folder, a value moved there is an error that says so.
-        let mut view = db.view().unwrap();
+        let mut view = db.view(&ReadOptions::default()).unwrap();
         view.seek_to_first();
         let mut said = 0;
         while view.valid() {

@@ -70,7 +70,7 @@ pub fn write_compaction_output(
     opts: &CompactionOptions,
     mut next_number: impl FnMut() -> u64,
 ) -> Result<CompactionStats> {
-    let table_opts = opts.table.clone().internal_keys();
+    let table_opts = opts.table.clone().internal_keys(true);
     let ucmp = opts.table.comparator.clone();
     let mut stats = CompactionStats::default();
     let mut current: Option<(TableFileBuilder, u64, Vec<u8>)> = None;

@@ -145,7 +145,7 @@ impl<'a> TableCursor<'a> {
     /// A cursor over `table`.
     pub fn new(table: &'a TableReader<TableFile>, opts: ReadOptions) -> Self {
         TableCursor {
-            inner: Inner::Iter(table.iter(opts)),
+            inner: Inner::Iter(table.iter(&opts)),
         }
     }
 

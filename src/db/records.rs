@@ -196,10 +196,7 @@ fn log_records(bytes: &[u8], file: &str, db: &Db, out: &mut Vec<DbRecord>) -> Re
 /// # Errors
 /// I/O errors and damaged tables, naming the file.
 pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
-    let read = ReadOptions {
-        verify_checksums: db.read_options().verify_checksums,
-        fill_cache: false,
-    };
+    let read = ReadOptions::default().fill_cache(false);
     let mut live = Vec::new();
     let mut live_tables = Vec::new();
     for level in 0..7 {
@@ -291,7 +288,7 @@ fn obsolete_table(
 ) -> Result<()> {
     let opts = ReaderOptions::default()
         .keys(KeyFormat::Internal)
-        .verify_checksums(read.verify_checksums);
+        .verify_checksums(db.verifies_checksums());
     let profile = opts.compression_profile;
     let source: TableFile = Box::new(File::open(path).map_err(|e| in_file(name, e.into()))?);
     match (TableReader::open(source, opts), db.damage_log()) {

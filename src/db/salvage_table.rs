@@ -4,7 +4,7 @@
 //!   block that cannot be read (checksum, decompression, a bad entry) is recorded in the
 //!   [`DamageLog`] and skipped: the walk goes on with the next block.
 //! - [`FoundTable`]: the table does not open (footer or index lost, a cut file); its data
-//!   blocks are found by their checksums ([`crate::salvage::salvage_bytes`]) and their
+//!   blocks are found by their checksums ([`crate::table::salvage::salvage_bytes`]) and their
 //!   entries kept sorted in memory.
 //!
 //! ```text
@@ -27,7 +27,7 @@ use crate::format::{BlockHandle, BLOCK_TRAILER_LEN};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
-use crate::salvage::{salvage_bytes, Salvaged};
+use crate::table::salvage::{salvage_bytes, Salvaged};
 use crate::table::TableReader;
 use crate::util::comparator::Comparator;
 
@@ -179,7 +179,7 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
                 self.skip(ih.offset, None, e);
                 return;
             };
-            match self.table.read_data_block(handle, self.opts) {
+            match self.table.read_data_block(handle, &self.opts) {
                 Ok(block) => {
                     let mut b = block.iter(cmp);
                     b.seek_to_first();

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::io;
 
+pub use crate::compress::DecompressError;
 use crate::format::{BlockHandle, FOOTER_LEN};
 
 /// `Result` with this crate's [`Error`].

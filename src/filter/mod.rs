@@ -6,11 +6,10 @@
 //! (`"filter." + name`), and a reader only uses a filter whose name it knows.
 
 pub(crate) mod block;
-mod bloom;
+pub(crate) mod bloom;
 mod local;
 
-pub use bloom::{k_for_bits_per_key, probes};
-pub use bloom::{BloomFilter, BloomFilterPolicy, LegacyBloomFilterPolicy};
+pub use bloom::{BloomFilterPolicy, LegacyBloomFilterPolicy};
 pub use local::CacheLocalBloomPolicy;
 
 /// A filter policy, as LevelDB's `FilterPolicy`.

@@ -36,29 +36,27 @@ impl<R: RandomAccess> TableReader<R> {
         StoredBlock::read(&self.file, handle, kind, self.data_end(), rb)
     }
 
-    /// Reads and checks any block of the table, bypassing the cache.
+    /// Reads any block of the table (data, index, metaindex or filter) past the block
+    /// cache: its handle checked against the file, its checksum verified if the reader
+    /// verifies checksums ([`ReaderOptions::verify_checksums`]), decompressed.
     ///
     /// # Errors
-    /// As [`block_read::read_block`].
-    pub fn read_block_contents(
-        &self,
-        handle: BlockHandle,
-        kind: BlockKind,
-        verify_checksum: bool,
-    ) -> Result<BlockContents> {
-        self.stored_block(handle, kind, verify_checksum)?
+    /// A handle outside the file, an I/O error, a checksum mismatch, a block that does
+    /// not decompress; each error names the block.
+    ///
+    /// [`ReaderOptions::verify_checksums`]: crate::ReaderOptions::verify_checksums
+    pub fn read_block(&self, handle: BlockHandle, kind: BlockKind) -> Result<BlockContents> {
+        self.stored_block(handle, kind, self.verify_checksums)?
             .decompress()
     }
 
-    /// The data block at `handle`, from the cache or the file.
-    ///
-    /// Only blocks whose checksum was verified are put into the cache, so a cached block
-    /// is always a verified block.
+    /// The data block at `handle`, from the cache or the file. Only blocks whose checksum
+    /// was verified are put into the cache, so a cached block is always a verified block.
     ///
     /// # Errors
-    /// As [`block_read::read_block`] and [`Block::new`].
-    pub fn read_data_block(&self, handle: BlockHandle, opts: ReadOptions) -> Result<Block> {
-        self.read_data_block_ra(handle, opts, None)
+    /// As [`read_block`](Self::read_block) and [`Block::new`].
+    pub fn read_data_block(&self, handle: BlockHandle, opts: &ReadOptions) -> Result<Block> {
+        self.read_data_block_ra(handle, *opts, None)
     }
 
     /// [`read_data_block`](Self::read_data_block), serving file reads from `readahead` (and
@@ -140,8 +138,9 @@ impl<R: RandomAccess> TableReader<R> {
             };
             stored.decompress_in(pool)
         };
-        let contents = match read(opts.verify_checksums || to_cache) {
-            Err(Error::ChecksumMismatch { .. }) if !opts.verify_checksums => read(false)?,
+        let verify = self.verify_checksums;
+        let contents = match read(verify || to_cache) {
+            Err(Error::ChecksumMismatch { .. }) if !verify => read(false)?,
             r => r?,
         };
         let owns_bytes = !(zero_copy && contents.compression == format::COMPRESSION_NONE);

@@ -40,7 +40,7 @@ impl<R: RandomAccess> TableReader<R> {
         let Some(mem) = self.file.as_slice() else {
             return Ok(InPlaceLookup::NotHere);
         };
-        if !opts.verify_checksums || !opts.fill_cache {
+        if !self.verify_checksums || !opts.fill_cache {
             return Ok(InPlaceLookup::NotHere);
         }
         let ip = match slot.get() {

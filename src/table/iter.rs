@@ -37,8 +37,8 @@ pub struct TableIter<'a, R> {
 
 impl<R: RandomAccess> TableReader<R> {
     /// A cursor over the whole table.
-    pub fn iter(&self, opts: ReadOptions) -> TableIter<'_, R> {
-        TableIter::new(self, opts)
+    pub fn iter(&self, opts: &ReadOptions) -> TableIter<'_, R> {
+        TableIter::new(self, *opts)
     }
 }
 

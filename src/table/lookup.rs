@@ -33,32 +33,79 @@ thread_local! {
     static SEEK_KEY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
-/// The answer of a point lookup: found (with the value), deleted, or not found.
+/// The answer of a point lookup ([`TableReader::get`], [`Db::get`](crate::Db::get)): the
+/// newest version of the key visible at the read's snapshot is a value or a deletion, or
+/// there is none.
 ///
-/// [`TableReader::lookup`] returns it with the value (`Lookup<Vec<u8>>`, the default);
-/// [`TableReader::lookup_into`] puts the value in the caller's buffer and returns
-/// [`LookupKind`] (`Lookup<()>`): one type for both.
+/// `get` returns it with the value (`Lookup<Vec<u8>>`, the default); `get_into` copies the
+/// value into the caller's buffer and returns `Lookup<()>`: one type for both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lookup<V = Vec<u8>> {
-    /// The key has a value. `sequence` is set for internal-key tables.
+    /// The key has a value.
     Found {
-        /// The value (`()` from `lookup_into`, whose value is in the caller's buffer).
+        /// The value (`()` from `get_into`: the value is in the caller's buffer).
         value: V,
-        /// Sequence number of the version found (internal keys only).
+        /// Sequence number of the version found (database tables and databases; `None`
+        /// for plain tables).
         sequence: Option<u64>,
     },
-    /// The newest visible version is a deletion (internal keys only).
+    /// The newest visible version is a deletion (database tables and databases only).
     Deleted {
         /// Sequence number of the deletion.
         sequence: u64,
     },
-    /// The table has no version of the key.
+    /// No version of the key is visible.
     NotFound,
 }
 
-/// What [`TableReader::lookup_into`] found: a [`Lookup`] whose value is in the caller's
-/// buffer.
-pub type LookupKind = Lookup<()>;
+/// What the `get_into` lookups return: a [`Lookup`] whose value is in the caller's buffer.
+pub(crate) type LookupKind = Lookup<()>;
+
+impl<V> Lookup<V> {
+    /// Whether a value was found.
+    pub fn is_found(&self) -> bool {
+        matches!(self, Lookup::Found { .. })
+    }
+
+    /// The sequence number of the version found (a value or a deletion), if known.
+    pub fn sequence(&self) -> Option<u64> {
+        match self {
+            Lookup::Found { sequence, .. } => *sequence,
+            Lookup::Deleted { sequence } => Some(*sequence),
+            Lookup::NotFound => None,
+        }
+    }
+
+    /// The same answer with the value replaced by `f(value)`.
+    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> Lookup<W> {
+        match self {
+            Lookup::Found { value, sequence } => Lookup::Found {
+                value: f(value),
+                sequence,
+            },
+            Lookup::Deleted { sequence } => Lookup::Deleted { sequence },
+            Lookup::NotFound => Lookup::NotFound,
+        }
+    }
+}
+
+impl Lookup {
+    /// The value, if one was found.
+    pub fn value(&self) -> Option<&[u8]> {
+        match self {
+            Lookup::Found { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The value, if one was found.
+    pub fn into_value(self) -> Option<Vec<u8>> {
+        match self {
+            Lookup::Found { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+}
 
 impl<R: RandomAccess> TableReader<R> {
     /// The point-lookup pipeline (see the module docs): `f` runs on the first entry at or
@@ -153,54 +200,43 @@ impl<R: RandomAccess> TableReader<R> {
             .is_some_and(|f| !f.key_may_match(handle.offset, key)))
     }
 
-    /// Looks up `key` and copies its value into `value` (cleared first). For internal-key
-    /// tables `key` is a user key, and the newest version counts: a deletion is "not found".
-    /// Returns whether a value was found. With a warm cache and a `value` of sufficient
-    /// capacity this allocates nothing.
+    /// Looks up `key`: for a plain table, the entry whose key equals it; for a database
+    /// table (internal keys), the newest version of the user key `key` with a sequence
+    /// number up to `opts.snapshot` (all of them when it is `None`): a value, a deletion,
+    /// or nothing. One path for both: index, filter (a key the filter rules out reads no
+    /// data block), block.
+    ///
+    /// ```
+    /// use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+    ///
+    /// # fn main() -> leveldb_table::Result<()> {
+    /// let mut b = TableBuilder::new(Vec::new(), &Options::default().bloom(10))?;
+    /// b.add(b"k", b"v")?;
+    /// let table = TableReader::open(b.finish()?.0, ReaderOptions::default())?;
+    /// let read = ReadOptions::default();
+    /// assert_eq!(table.get(b"k", &read)?.into_value(), Some(b"v".to_vec()));
+    /// assert_eq!(table.get(b"x", &read)?, Lookup::NotFound);
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
-    /// If a block on the way cannot be read or is corrupt.
-    pub fn get_into(&self, key: &[u8], opts: ReadOptions, value: &mut Vec<u8>) -> Result<bool> {
-        let r = self.lookup_into(key, MAX_SEQUENCE, opts, value)?;
-        Ok(matches!(r, LookupKind::Found { .. }))
-    }
-
-    /// Looks up `key` with default [`ReadOptions`]; see [`get_into`](Self::get_into).
-    ///
-    /// # Errors
-    /// As [`get_into`](Self::get_into).
-    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let mut v = Vec::new();
-        Ok(self
-            .get_into(key, ReadOptions::default(), &mut v)?
-            .then_some(v))
-    }
-
-    /// Full lookup: for internal-key tables the newest version of user key `key` with a
-    /// sequence number `<= snapshot` (found, deleted or absent); for plain tables `snapshot`
-    /// is ignored.
-    ///
-    /// # Errors
-    /// As [`get_into`](Self::get_into).
-    pub fn lookup(&self, key: &[u8], snapshot: u64, opts: ReadOptions) -> Result<Lookup> {
+    /// A block on the way that cannot be read or is corrupt (the error names it).
+    pub fn get(&self, key: &[u8], opts: &ReadOptions) -> Result<Lookup> {
         let mut value = Vec::new();
-        Ok(match self.lookup_into(key, snapshot, opts, &mut value)? {
-            LookupKind::Found { sequence, .. } => Lookup::Found { value, sequence },
-            LookupKind::Deleted { sequence } => Lookup::Deleted { sequence },
-            LookupKind::NotFound => Lookup::NotFound,
-        })
+        Ok(self.get_into(key, opts, &mut value)?.map(|()| value))
     }
 
-    /// [`lookup`](Self::lookup) that copies a found value into `value` (cleared first)
-    /// instead of allocating: one lookup says found, deleted or absent.
+    /// [`get`](Self::get) that copies a found value into `value` (cleared first) instead of
+    /// allocating one: with a warm cache and a buffer of sufficient capacity a lookup
+    /// allocates nothing (benches/table_get.rs, "get vs get_into", measures the difference).
     ///
     /// # Errors
-    /// As [`get_into`](Self::get_into).
-    pub fn lookup_into(
+    /// As [`get`](Self::get).
+    pub fn get_into(
         &self,
         key: &[u8],
-        snapshot: u64,
-        opts: ReadOptions,
+        opts: &ReadOptions,
         value: &mut Vec<u8>,
     ) -> Result<LookupKind> {
         value.clear();
@@ -211,7 +247,7 @@ impl<R: RandomAccess> TableReader<R> {
                 exact: true,
             };
             let cmp = &*self.comparator;
-            let found = self.find(opts, &probe, |k, v| {
+            let found = self.find(*opts, &probe, |k, v| {
                 let equal = cmp.compare(k, key) == Ordering::Equal;
                 if equal {
                     value.extend_from_slice(v);
@@ -227,7 +263,7 @@ impl<R: RandomAccess> TableReader<R> {
             });
         }
         let mut seek = SEEK_KEY.take();
-        internal_key::lookup_key(&mut seek, key, snapshot);
+        internal_key::lookup_key(&mut seek, key, opts.snapshot.unwrap_or(MAX_SEQUENCE));
         let probe = Probe {
             seek: &seek,
             filter: key,
@@ -235,7 +271,7 @@ impl<R: RandomAccess> TableReader<R> {
         };
         let ucmp = &*self.user_comparator;
         let found = self.find(
-            opts,
+            *opts,
             &probe,
             |k, v| match internal_key::parse_internal_key(k) {
                 Some(p) if ucmp.compare(p.user_key, key) == Ordering::Equal => match p.value_type {

@@ -79,7 +79,7 @@ impl<R: RandomAccess> TableReader<R> {
         // Used, though not cached: the admission policy counts it.
         cache.note_use(self.cache_id, handle.offset);
         let kind = BlockKind::Data;
-        let stored = self.stored_block(handle, kind, opts.verify_checksums)?;
+        let stored = self.stored_block(handle, kind, self.verify_checksums)?;
         if let (Some(o), format::COMPRESSION_SNAPPY) = (outline, stored.compression) {
             match self.seek_outlined(&o, &stored.data, seek_key, route.tp, f) {
                 Err(OutlineError::Stale) => {}

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "mmap")]
 use bytes::Bytes;
 
 use super::metaindex::{check_not_rocksdb, list_too_long, read_metaindex, LIST_ENTRY_BYTES};
@@ -58,6 +59,8 @@ pub struct TableReader<R> {
     pub(super) filter_to_load: Option<(Arc<dyn FilterPolicy>, BlockHandle)>,
     pub(super) filter_handle: Option<BlockHandle>,
     pub(super) meta_read: ReadBlockOptions,
+    /// Verify every block's checksum ([`ReaderOptions::verify_checksums`]).
+    pub(super) verify_checksums: bool,
     pub(super) comparator: Arc<dyn Comparator>,
     pub(super) user_comparator: Arc<dyn Comparator>,
     pub(super) internal: bool,
@@ -91,7 +94,7 @@ impl TableReader<File> {
 
 #[cfg(feature = "mmap")]
 impl TableReader<Bytes> {
-    /// Opens the table file at `path` through a read-only memory map ([`crate::map_file`]):
+    /// Opens the table file at `path` through a read-only memory map ([`map_file`](crate::raw::map_file)):
     /// blocks are read without system calls or copies, and uncompressed blocks are parsed in
     /// place. The file must not be truncated or modified while the table is open (see
     /// [`crate::map_file`]); use [`TableReader::open`] with a [`File`] for files that may change.
@@ -156,6 +159,7 @@ impl<R: RandomAccess> TableReader<R> {
             filter_to_load: None,
             filter_handle: None,
             meta_read: rb,
+            verify_checksums: opts.verify_checksums,
             comparator: opts.comparator.clone(),
             user_comparator: opts.comparator.clone(),
             internal: false,
@@ -200,13 +204,7 @@ impl<R: RandomAccess> TableReader<R> {
         }
         let Some(h) = first_handle else { return false };
         // Every key of the first data block must be an internal key too.
-        let Ok(block) = self.read_data_block(
-            h,
-            ReadOptions {
-                verify_checksums: true,
-                fill_cache: false,
-            },
-        ) else {
+        let Ok(block) = self.read_data_block(h, &ReadOptions::default().fill_cache(false)) else {
             return true;
         };
         let mut it = block.iter(&BytewiseComparator);

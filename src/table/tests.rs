@@ -35,7 +35,7 @@ fn table(n: usize, blocks: u64) -> (TableReader<Vec<u8>>, Arc<BlockCache>) {
     let cache = Arc::new(BlockCache::new(blocks * 4400));
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
-        .block_cache(cache.clone());
+        .block_cache(Some(cache.clone()));
     (TableReader::open(bytes, ro).unwrap(), cache)
 }
 
@@ -74,7 +74,10 @@ fn records_hold_blocks_only_while_the_cache_does() {
         } else {
             (x >> 33) as usize % 500
         };
-        assert!(t.get_into(&key(i), ReadOptions::default(), &mut v).unwrap());
+        assert!(t
+            .get_into(&key(i), &ReadOptions::default(), &mut v)
+            .map(|l| l.is_found())
+            .unwrap());
         assert_eq!(v, value(i));
         if round % 500 == 0 {
             assert!(held_blocks(&t, &cache) <= cache.len());
@@ -98,7 +101,10 @@ fn records_and_cache_agree_under_threads() {
                 for _ in 0..4000 {
                     x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                     let i = (x >> 33) as usize % 700;
-                    assert!(t.get_into(&key(i), ReadOptions::default(), &mut v).unwrap());
+                    assert!(t
+                        .get_into(&key(i), &ReadOptions::default(), &mut v)
+                        .map(|l| l.is_found())
+                        .unwrap());
                     assert_eq!(v, value(i));
                 }
             });

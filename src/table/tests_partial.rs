@@ -71,10 +71,10 @@ fn build(n: usize, restart_interval: usize) -> (Vec<u8>, Model) {
     }
     let opts = Options::default()
         .block_size(4096)
-        .restart_interval(restart_interval)
+        .block_restart_interval(restart_interval)
         .compression(Compression::Snappy)
         .bloom(10)
-        .internal_keys();
+        .internal_keys(true);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (k, versions) in &model {
         for (seq, v) in versions {
@@ -127,7 +127,7 @@ fn small_cache_reader(bytes: Arc<RwLock<Vec<u8>>>, verify: bool) -> TableReader<
     let cache = Arc::new(BlockCache::new(2 * 4400));
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Internal)
-        .block_cache(cache)
+        .block_cache(Some(cache))
         .verify_checksums(verify);
     TableReader::open(Shared(bytes), ro).unwrap()
 }
@@ -159,7 +159,7 @@ fn lookups_past_the_cache_answer_as_the_model() {
             for _ in 0..3 * probes.len() {
                 x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 let (k, snapshot) = &probes[(x >> 33) as usize % probes.len()];
-                let got = t.lookup(k, *snapshot, opts).unwrap();
+                let got = t.get(k, &opts.snapshot(Some(*snapshot))).unwrap();
                 assert_eq!(
                     got,
                     expected(&model, k, *snapshot),
@@ -196,7 +196,7 @@ fn plain_tables_take_the_same_path_past_the_cache() {
     let bytes = b.finish().unwrap().0;
     let ro = ReaderOptions::default()
         .keys(KeyFormat::Plain)
-        .block_cache(Arc::new(BlockCache::new(2 * 4400)));
+        .block_cache(Some(Arc::new(BlockCache::new(2 * 4400))));
     let t = TableReader::open(Shared(Arc::new(RwLock::new(bytes))), ro).unwrap();
     assert!(t.data_block_handles().unwrap().len() > 10);
     let before = transient_counts();
@@ -207,14 +207,16 @@ fn plain_tables_take_the_same_path_past_the_cache() {
         let i = (x >> 33) as usize % n;
         let k = user_key(i);
         let found = t
-            .get_into(&k, ReadOptions::default(), &mut value_buf)
+            .get_into(&k, &ReadOptions::default(), &mut value_buf)
+            .map(|l| l.is_found())
             .unwrap();
         assert!(found, "{k:?} not found");
         assert_eq!(value_buf, model[&k], "value of {k:?}");
         let mut absent = k.clone();
         absent.push(b'!');
         assert!(!t
-            .get_into(&absent, ReadOptions::default(), &mut value_buf)
+            .get_into(&absent, &ReadOptions::default(), &mut value_buf)
+            .map(|l| l.is_found())
             .unwrap());
     }
     let after = transient_counts();
@@ -233,20 +235,17 @@ fn damaged_blocks_past_the_cache_fail_naming_the_block() {
     let shared = Arc::new(RwLock::new(bytes));
     let checked = small_cache_reader(shared.clone(), true);
     let unchecked = small_cache_reader(shared.clone(), false);
-    let opts = |verify_checksums| ReadOptions {
-        verify_checksums,
-        fill_cache: false,
-    };
+    let opts = ReadOptions::default().fill_cache(false);
     let probes = probes(n);
     // Outlines for every block, then a pass through them.
     for _ in 0..2 {
         for (k, s) in &probes {
             assert_eq!(
-                checked.lookup(k, *s, opts(true)).unwrap(),
+                checked.get(k, &opts.snapshot(Some(*s))).unwrap(),
                 expected(&model, k, *s)
             );
             assert_eq!(
-                unchecked.lookup(k, *s, opts(false)).unwrap(),
+                unchecked.get(k, &opts.snapshot(Some(*s))).unwrap(),
                 expected(&model, k, *s)
             );
         }
@@ -266,14 +265,14 @@ fn damaged_blocks_past_the_cache_fail_naming_the_block() {
             shared.write().unwrap()[at] = good ^ flip;
             let mut failed = 0;
             for (k, s) in &probes {
-                match checked.lookup(k, *s, opts(true)) {
+                match checked.get(k, &opts.snapshot(Some(*s))) {
                     Ok(got) => assert_eq!(got, expected(&model, k, *s), "damage at {at}"),
                     Err(e) => {
                         assert_eq!(e.block(), Some((BlockKind::Data, handle)), "{e}");
                         failed += 1;
                     }
                 }
-                if let Err(e) = unchecked.lookup(k, *s, opts(false)) {
+                if let Err(e) = unchecked.get(k, &opts.snapshot(Some(*s))) {
                     assert_eq!(e.block(), Some((BlockKind::Data, handle)), "{e}");
                 }
             }

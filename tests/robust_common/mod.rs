@@ -16,8 +16,9 @@ use bytes::Bytes;
 use leveldb_table::raw::BlockBuilder;
 use leveldb_table::raw::{coding, compress as rcompress, format as rformat};
 use leveldb_table::{
-    BlockHandle, BlockKind, BytewiseComparator, CompressionProfile, Error, Footer, KeyFormat,
-    RandomAccess, ReadOptions, ReaderOptions, TableReader,
+    error::BlockKind, raw::format::BlockHandle, raw::format::Footer, table::CompressionProfile,
+    table::KeyFormat, BytewiseComparator, Error, RandomAccess, ReadOptions, ReaderOptions,
+    TableReader,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -940,10 +941,7 @@ pub fn modes() -> Vec<Mode> {
             opts: ReaderOptions::default()
                 .verify_checksums(false)
                 .keys(KeyFormat::Internal),
-            read: ReadOptions {
-                verify_checksums: false,
-                fill_cache: false,
-            },
+            read: ReadOptions::default().fill_cache(false),
             zero_copy: false,
         },
         Mode {
@@ -951,16 +949,14 @@ pub fn modes() -> Vec<Mode> {
             opts: ReaderOptions::default()
                 .verify_checksums(false)
                 .keys(KeyFormat::Plain),
-            read: ReadOptions {
-                verify_checksums: false,
-                fill_cache: false,
-            },
+            read: ReadOptions::default().fill_cache(false),
             zero_copy: false,
         },
         Mode {
             name: "zero-copy/cached",
-            opts: ReaderOptions::default()
-                .block_cache(std::sync::Arc::new(leveldb_table::BlockCache::new(1 << 20))),
+            opts: ReaderOptions::default().block_cache(Some(std::sync::Arc::new(
+                leveldb_table::BlockCache::new(1 << 20),
+            ))),
             read: ReadOptions::default(),
             zero_copy: true,
         },
@@ -987,7 +983,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
     let mut out = Outcome::default();
     let mut checked = Checked::new(bytes);
     checked.zero_copy = mode.zero_copy;
-    let src = leveldb_table::CountingReader::new(checked);
+    let src = leveldb_table::raw::CountingReader::new(checked);
     let file_size = bytes.len() as u64;
     let t = match TableReader::open(&src, mode.opts.clone()) {
         Ok(t) => t,
@@ -1012,7 +1008,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         let mut v = &value[..];
         if let Some(h) = BlockHandle::decode_from(&mut v) {
             let n = *sizes.entry(h).or_insert_with(|| {
-                t.read_block_contents(h, BlockKind::Data, false)
+                t.read_block(h, BlockKind::Data)
                     .map_or(0, |c| reachable_entries(&c.data).len() as u64)
             });
             max_entries += n;
@@ -1021,7 +1017,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
     src.reset();
 
     let step_cap = max_entries + 1;
-    let mut it = t.iter(mode.read);
+    let mut it = t.iter(&mode.read);
     it.seek_to_first();
     let mut steps = 0u64;
     let mut seen = Vec::new();
@@ -1042,7 +1038,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
     drop(it);
     check_reads(&src, "forward scan", n_idx + 2, file_size, &mut out);
 
-    let mut it = t.iter(mode.read);
+    let mut it = t.iter(&mode.read);
     it.seek_to_last();
     steps = 0;
     while it.valid() && steps <= step_cap {
@@ -1061,12 +1057,12 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
 
     let mut buf = Vec::new();
     for k in keys.iter().chain(seen.iter()) {
-        if let Err(e) = t.get_into(k, mode.read, &mut buf) {
+        if let Err(e) = t.get_into(k, &mode.read, &mut buf).map(|l| l.is_found()) {
             out.errors.push(e);
         }
         // One data block, plus the filter block the first time it is used.
         check_reads(&src, "get", 2, file_size, &mut out);
-        let mut it = t.iter(mode.read);
+        let mut it = t.iter(&mode.read);
         it.seek(k);
         it.next();
         it.prev();
@@ -1091,7 +1087,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
 }
 
 fn check_reads(
-    src: &leveldb_table::CountingReader<Checked>,
+    src: &leveldb_table::raw::CountingReader<Checked>,
     op: &str,
     max_reads: u64,
     file_size: u64,
@@ -1162,7 +1158,7 @@ pub fn reachable_entries(block: &[u8]) -> Vec<(usize, Vec<u8>)> {
 /// Keys to probe a table with: its first keys (user keys for internal tables) and neighbours.
 pub fn probe_keys(table: &[u8], n: usize) -> Vec<Vec<u8>> {
     let t = TableReader::open(table, ReaderOptions::default()).expect("valid table");
-    let mut it = t.iter(ReadOptions::default());
+    let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let mut keys = Vec::new();
     let mut i = 0;

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use leveldb_table::LookupKind;
+use leveldb_table::{Lookup, ReadOptions};
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
 use crate::decoding::Decoding;
@@ -84,12 +84,12 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut missing = false;
     for k in &keys {
         let found = db
-            .lookup_into(k, seq, &mut value)
+            .get_into(k, &ReadOptions::default().snapshot(Some(seq)), &mut value)
             .map_err(|e| Failure::error(describe(&a.db, &e)))?;
         line.clear();
         match a.format {
             OutFormat::Text => match found {
-                LookupKind::Found { sequence, .. } => rows.push(
+                Lookup::Found { sequence, .. } => rows.push(
                     &mut line,
                     Entry::Db {
                         key: k,
@@ -97,11 +97,11 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
                         seq: sequence.unwrap_or(0),
                     },
                 ),
-                LookupKind::Deleted { sequence } => {
+                Lookup::Deleted { sequence } => {
                     dec.push_key_text(&mut line, k, a.hex);
                     line.extend_from_slice(format!(": deleted @ {sequence}\n").as_bytes());
                 }
-                LookupKind::NotFound => {
+                Lookup::NotFound => {
                     dec.push_key_text(&mut line, k, a.hex);
                     line.extend_from_slice(b": not found\n");
                 }
@@ -110,19 +110,19 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
                 line.extend_from_slice(b"{\"key\":\"");
                 common::push_hex(&mut line, k);
                 match found {
-                    LookupKind::Found { sequence, .. } => {
+                    Lookup::Found { sequence, .. } => {
                         line.extend_from_slice(b"\",\"found\":true,\"value\":\"");
                         common::push_hex(&mut line, &value);
                         line.extend_from_slice(b"\",\"seq\":");
                         line.extend_from_slice(sequence.unwrap_or(0).to_string().as_bytes());
                         dec.push_json(&mut line, k, Some(&value));
                     }
-                    LookupKind::Deleted { sequence } => {
+                    Lookup::Deleted { sequence } => {
                         line.extend_from_slice(b"\",\"found\":false,\"deleted\":true,\"seq\":");
                         line.extend_from_slice(sequence.to_string().as_bytes());
                         dec.push_json(&mut line, k, None);
                     }
-                    LookupKind::NotFound => {
+                    Lookup::NotFound => {
                         line.extend_from_slice(b"\",\"found\":false");
                         dec.push_json(&mut line, k, None);
                     }
@@ -130,7 +130,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
                 line.extend_from_slice(b"}\n");
             }
         }
-        missing |= !matches!(found, LookupKind::Found { .. });
+        missing |= !matches!(found, Lookup::Found { .. });
         out.write_all(&line)?;
     }
     out.finish()?;

@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::io::Write;
 
+use leveldb_table::ReadOptions;
+
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
 use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
@@ -52,7 +54,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let mut view = db
-        .view_at(seq)
+        .view(&ReadOptions::default().snapshot(Some(seq)))
         .map_err(|e| Failure::error(describe(&a.db, &e)))?;
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
     match from.clone().or_else(|| dec.start_key()) {

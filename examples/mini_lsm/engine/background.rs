@@ -25,7 +25,7 @@ use leveldb_table::db::version::FileMeta;
 use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::raw::internal_key::user_key;
 use leveldb_table::{
-    Options as TableOptions, ReadOptions, ReaderOptions, Result, TableFileBuilder,
+    table::TableFileBuilder, Options as TableOptions, ReadOptions, ReaderOptions, Result,
 };
 
 use super::memtable::MemTable;
@@ -40,7 +40,7 @@ const MAX_MEM_COMPACT_LEVEL: usize = 2;
 pub fn table_options(opts: &Options) -> TableOptions {
     let t = TableOptions::default();
     match opts.bloom_bits_per_key {
-        0 => t.no_filter(),
+        0 => t.filter_policy(None),
         n => t.bloom(n),
     }
 }
@@ -169,7 +169,11 @@ pub fn pick_compaction(st: &State, opts: &Options) -> Option<Compaction> {
     })
 }
 
-fn cmp_gt(cmp: &leveldb_table::InternalKeyComparator, a: &[u8], b: &[u8]) -> bool {
+fn cmp_gt(
+    cmp: &leveldb_table::raw::internal_key::InternalKeyComparator,
+    a: &[u8],
+    b: &[u8],
+) -> bool {
     use leveldb_table::Comparator;
     cmp.compare(a, b) == std::cmp::Ordering::Greater
 }
@@ -226,7 +230,7 @@ pub(super) fn build_table(
     mem: &MemTable,
 ) -> Result<Arc<Table>> {
     let path = dir.join(filename::table_file_name(number));
-    let mut b = TableFileBuilder::create(&path, &table_opts.clone().internal_keys())?;
+    let mut b = TableFileBuilder::create(&path, &table_opts.clone().internal_keys(true))?;
     let (mut smallest, mut largest) = (Vec::new(), Vec::new());
     mem.for_each(|k, v| {
         if smallest.is_empty() {
@@ -363,10 +367,7 @@ fn merge(
     opts: &CompactionOptions,
     numbers: &mut Vec<u64>,
 ) -> Result<Vec<leveldb_table::db::version_edit::NewFile>> {
-    let read = ReadOptions {
-        verify_checksums: true,
-        fill_cache: false,
-    };
+    let read = ReadOptions::default().fill_cache(false);
     let m0: Vec<FileMeta> = c.inputs[0].iter().map(|t| t.meta.clone()).collect();
     let m1: Vec<FileMeta> = c.inputs[1].iter().map(|t| t.meta.clone()).collect();
     let version: &Version = &c.version;

@@ -15,7 +15,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 use leveldb_table::db::Cursor;
 use leveldb_table::raw::coding::decode_fixed64;
 use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key};
-use leveldb_table::{Error, ValueType};
+use leveldb_table::{raw::internal_key::ValueType, Error};
 
 /// Bytes charged per entry on top of its key and value (the skiplist node and arena
 /// rounding LevelDB's `ApproximateMemoryUsage` counts), so that a memtable fills after about

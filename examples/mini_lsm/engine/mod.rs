@@ -39,7 +39,9 @@ use std::time::Duration;
 use leveldb_table::db::lock::DirLock;
 use leveldb_table::db::log_writer::LogWriter;
 use leveldb_table::db::write_batch::{WriteBatch, WriteBatchReader};
-use leveldb_table::{BlockCache, Error, ReadOptions, ReaderOptions, Result, ValueType};
+use leveldb_table::{
+    raw::internal_key::ValueType, BlockCache, Error, ReadOptions, ReaderOptions, Result,
+};
 
 pub use iter::DbIter;
 use memtable::{MemGet, MemTable};
@@ -326,10 +328,7 @@ impl Db {
                 mem,
                 imm,
                 version,
-                read: ReadOptions {
-                    fill_cache: true,
-                    ..self.inner.read
-                },
+                read: self.inner.read.fill_cache(true),
             },
             seq,
             from,
@@ -415,7 +414,7 @@ fn log(st: &mut State, batch: &WriteBatch, sync: bool) -> Result<()> {
 /// The block cache and table-reader options for `opts`.
 fn reader_options(opts: &Options) -> ReaderOptions {
     ReaderOptions::default()
-        .keys(leveldb_table::KeyFormat::Internal)
-        .block_cache(Arc::new(BlockCache::new(opts.block_cache_bytes)))
+        .keys(leveldb_table::table::KeyFormat::Internal)
+        .block_cache(Some(Arc::new(BlockCache::new(opts.block_cache_bytes))))
         .verify_checksums(opts.verify_checksums)
 }

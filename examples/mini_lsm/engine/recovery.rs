@@ -26,7 +26,7 @@ use leveldb_table::db::log_writer::LogWriter;
 use leveldb_table::db::version::ManifestState;
 use leveldb_table::db::version_edit::VersionEdit;
 use leveldb_table::db::write_batch::WriteBatchReader;
-use leveldb_table::{write_atomically, Error, ReadOptions, Result};
+use leveldb_table::{raw::write_atomically, Error, ReadOptions, Result};
 
 use super::background::{self, build_table, Worker};
 use super::memtable::MemTable;
@@ -198,10 +198,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<Db> {
     };
     let inner = Arc::new(Inner {
         dir: dir.to_path_buf(),
-        read: ReadOptions {
-            verify_checksums: opts.verify_checksums,
-            fill_cache: true,
-        },
+        read: ReadOptions::default(),
         opts,
         reader_opts,
         state: Mutex::new(state),

@@ -23,8 +23,8 @@ use leveldb_table::db::version::FileMeta;
 use leveldb_table::db::version_edit::{NewFile, VersionEdit};
 use leveldb_table::raw::internal_key::user_key;
 use leveldb_table::{
-    BytewiseComparator, InternalKeyComparator, Lookup, ReadOptions, ReaderOptions, Result,
-    TableReader,
+    raw::internal_key::InternalKeyComparator, BytewiseComparator, Lookup, ReadOptions,
+    ReaderOptions, Result, TableReader,
 };
 
 pub use leveldb_table::db::format::NUM_LEVELS;
@@ -227,7 +227,10 @@ impl Version {
                     Some((l, f)) if charge.is_none() => *charge = Some((l, f.clone())),
                     Some(_) => {}
                 }
-                match t.reader.lookup_into(key, snapshot, opts, value)? {
+                match t
+                    .reader
+                    .get_into(key, &opts.snapshot(Some(snapshot)), value)?
+                {
                     Lookup::Found { .. } => return Ok(TableGet::Found),
                     Lookup::Deleted { .. } => return Ok(TableGet::Deleted),
                     Lookup::NotFound => {}

@@ -6,55 +6,37 @@ use super::*;
 use crate::internal_key::ValueType;
 
 impl Db {
-    /// The newest value of `user_key` at the newest sequence: its value and sequence.
+    /// What the database holds for `user_key` as of `opts.snapshot` (the newest sequence
+    /// when `None`): its newest visible version, a value or a deletion (each with its
+    /// sequence number), or nothing. The memtable first, then level-0 tables newest
+    /// first, then one table per deeper level, as LevelDB's `Version::Get`; each table
+    /// consults its filter before reading a data block. Under salvage the answer is the
+    /// merged view's (damaged blocks skipped as scans skip them), so a lookup agrees with
+    /// a scan and with [`records`](crate::db::records).
     ///
     /// # Errors
     /// A table that cannot be opened or read (the error names it).
-    pub fn get(&self, user_key: &[u8]) -> Result<Option<(Vec<u8>, u64)>> {
-        self.get_at(user_key, self.last_sequence)
+    pub fn get(&self, user_key: &[u8], opts: &ReadOptions) -> Result<Lookup> {
+        let mut value = Vec::new();
+        Ok(self.get_into(user_key, opts, &mut value)?.map(|()| value))
     }
 
-    /// The newest value of `user_key` with a sequence <= `snapshot`.
-    ///
-    /// # Errors
-    /// As [`get`](Self::get).
-    pub fn get_at(&self, user_key: &[u8], snapshot: u64) -> Result<Option<(Vec<u8>, u64)>> {
-        let mut v = Vec::new();
-        Ok(self
-            .get_into(user_key, snapshot, &mut v)?
-            .map(|seq| (v, seq)))
-    }
-
-    /// [`get_at`](Self::get_at) into a reused buffer: the sequence of the value found.
+    /// [`get`](Self::get) that copies a found value into `value` (cleared first) instead of
+    /// allocating one (see [`TableReader::get_into`](crate::TableReader::get_into)).
     ///
     /// # Errors
     /// As [`get`](Self::get).
     pub fn get_into(
         &self,
         user_key: &[u8],
-        snapshot: u64,
-        value: &mut Vec<u8>,
-    ) -> Result<Option<u64>> {
-        Ok(match self.lookup_into(user_key, snapshot, value)? {
-            LookupKind::Found { sequence, .. } => Some(sequence.unwrap_or(0)),
-            LookupKind::Deleted { .. } | LookupKind::NotFound => None,
-        })
-    }
-
-    /// What the database holds for `user_key` at `snapshot`: its newest visible version, a
-    /// value (put into `value`, with its sequence) or a deletion (with its sequence), or
-    /// nothing. Under salvage the answer is the merged view's (damaged blocks skipped as
-    /// scans skip them), so a lookup agrees with a scan and with
-    /// `db::records::records`.
-    ///
-    /// # Errors
-    /// As [`get`](Self::get).
-    pub fn lookup_into(
-        &self,
-        user_key: &[u8],
-        snapshot: u64,
+        opts: &ReadOptions,
         value: &mut Vec<u8>,
     ) -> Result<LookupKind> {
+        let snapshot = opts.snapshot.unwrap_or(self.last_sequence);
+        let opts = &ReadOptions {
+            snapshot: Some(snapshot),
+            ..*opts
+        };
         value.clear();
         if self.salvage {
             return self.lookup_merged(user_key, snapshot, value);
@@ -81,7 +63,7 @@ impl Db {
             let t = self.table_at(slot, f.number)?;
             Ok(
                 match t
-                    .lookup_into(user_key, snapshot, self.read, value)
+                    .get_into(user_key, opts, value)
                     .map_err(|e| in_table(f.number, e))?
                 {
                     LookupKind::Found { sequence, .. } => Some(LookupKind::Found {
@@ -192,20 +174,14 @@ impl Db {
         Ok(MergingCursor::new(children, self.icmp.clone()))
     }
 
-    /// The live view at `snapshot`: user keys in order with their newest visible values.
-    /// Position it with `seek_to_first` or `seek`.
+    /// The live view as of `opts.snapshot` (the newest sequence when `None`): user keys in
+    /// order with their newest visible values, deletions left out. Position it with
+    /// `seek_to_first` or `seek`.
     ///
     /// # Errors
     /// As [`merged`](Self::merged).
-    pub fn view_at(&self, snapshot: u64) -> Result<ViewCursor<'_>> {
+    pub fn view(&self, opts: &ReadOptions) -> Result<ViewCursor<'_>> {
+        let snapshot = opts.snapshot.unwrap_or(self.last_sequence);
         Ok(ViewCursor::new(self.merged()?, snapshot))
-    }
-
-    /// The live view at the newest sequence.
-    ///
-    /// # Errors
-    /// As [`merged`](Self::merged).
-    pub fn view(&self) -> Result<ViewCursor<'_>> {
-        self.view_at(self.last_sequence)
     }
 }

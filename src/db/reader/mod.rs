@@ -32,7 +32,7 @@ use crate::idb::format::IDB_COMPARATOR_NAME;
 use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
-use crate::table::LookupKind;
+use crate::table::{Lookup, LookupKind};
 use crate::util::comparator::{BytewiseComparator, Comparator};
 
 /// How a database is opened.
@@ -214,9 +214,9 @@ impl Db {
         self.salvage.then_some(&self.damage)
     }
 
-    /// How the tables' blocks are read (checksums verified or not; the cache filled).
-    pub fn read_options(&self) -> ReadOptions {
-        self.read
+    /// Whether the tables' block checksums are verified ([`DbOptions::verify_checksums`]).
+    pub fn verifies_checksums(&self) -> bool {
+        self.reader_opts.verify_checksums
     }
 
     /// How many of [`damage`](Self::damage)'s entries were met while opening (each is also

@@ -228,7 +228,7 @@ impl Db {
             .unwrap_or_else(|| Arc::new(BlockCache::new(8 << 20)));
         let mut reader_opts = ReaderOptions::default()
             .keys(KeyFormat::Internal)
-            .block_cache(cache)
+            .block_cache(Some(cache))
             .verify_checksums(opts.verify_checksums);
         reader_opts.comparator = user;
         let live: std::collections::BTreeSet<u64> = state
@@ -280,10 +280,7 @@ impl Db {
             damage,
             salvage,
             reader_opts,
-            read: ReadOptions {
-                verify_checksums: opts.verify_checksums,
-                fill_cache: true,
-            },
+            read: ReadOptions::default(),
             repair_view,
             mmap,
         })

@@ -127,10 +127,7 @@ pub(super) fn walk<'k>(
     for k in log_keys {
         w.user_key(k);
     }
-    let read = ReadOptions {
-        verify_checksums,
-        fill_cache: false,
-    };
+    let read = ReadOptions::default().fill_cache(false);
     for (&number, name) in tables {
         let file = File::open(dir.join(name)).map_err(|e| in_file(name, e.into()))?;
         let opts = ReaderOptions::default()

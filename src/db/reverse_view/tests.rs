@@ -204,7 +204,9 @@ fn real_directories_read_backward() {
         let db = Db::open(&dir, DbOptions::default()).unwrap();
         let last = db.last_sequence();
         for snap in [last, last / 2, last / 3, 1] {
-            let mut f = db.view_at(snap).unwrap();
+            let mut f = db
+                .view(&crate::ReadOptions::default().snapshot(Some(snap)))
+                .unwrap();
             f.seek_to_first();
             let mut fwd = Vec::new();
             while f.valid() {

@@ -96,7 +96,7 @@ pub fn salvage_table<R: RandomAccess>(table: &TableReader<R>, opts: ReadOptions)
                 return out;
             }
         };
-        match table.read_data_block(handle, opts) {
+        match table.read_data_block(handle, &opts) {
             Ok(block) => push_block(&mut out, &block, handle, cmp),
             Err(error) => out.push(Salvaged::Damaged {
                 offset: handle.offset,
