@@ -42,14 +42,14 @@
 //! # Ok(())
 //! # }
 //! ```
-// All `unsafe` code is in `util/os.rs`: the memory map (`map_file`, an `unsafe fn`: its
-// caller promises the file is not changed while mapped), `madvise` advice that block
-// buffers be backed by huge pages, and the `fcntl` lock on a database's LOCK file. Maps are
-// opened in two places outside it, each under `#[allow(unsafe_code)]` with its SAFETY note:
-// `TableReader::open_mmap` (an `unsafe fn`, table/reader.rs) and the table cache of a
-// database opened with `Db::open_mmap` (an `unsafe fn`, db/reader/mod.rs; the map itself is
-// opened later, in the safe `open_table` of db/reader/open_table.rs, relying on that
-// promise). Everything else is checked by the compiler.
+// `unsafe` is denied crate-wide and allowed in three places. util/os.rs holds the unsafe
+// operations: the memory map (`map_file`, an `unsafe fn`: its caller promises the file is
+// not changed while mapped), `madvise` advice that block buffers be backed by huge pages,
+// and the `fcntl` lock on a database's LOCK file. Two callers of `map_file`, each with its
+// SAFETY note: `TableReader::open_mmap` (an `unsafe fn`, table/reader.rs), and
+// `open_table` in db/reader/open_table.rs, a safe fn that maps a table only for a `Db`
+// opened with `Db::open_mmap` (an `unsafe fn`, db/reader/mod.rs), whose caller made the
+// promise. Everything else is checked by the compiler.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

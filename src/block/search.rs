@@ -45,7 +45,7 @@ impl Block {
     /// The search of a point lookup: no iterator, no allocation beyond `key`'s growth.
     ///
     /// # Errors
-    /// [`Error::BadEntry`] if an entry on the way does not decode.
+    /// [`Error::BadEntry`](crate::Error::BadEntry) if an entry on the way does not decode.
     pub fn seek_value_range(
         &self,
         cmp: &dyn Comparator,

@@ -2,12 +2,12 @@
 //!
 //! Entries are uncompressed, validated blocks keyed by (table id, block offset); each costs
 //! its uncompressed size, as LevelDB charges, plus the bytes of its search directory
-//! (`search_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
+//! (`search/block_dir.rs`) when it has one; the entry's fixed bookkeeping (including the 56 bytes
 //! of restart hints) is not charged, as LevelDB does not charge its `Block` object and
 //! handle. A block that is a zero-copy view of a memory map or an in-memory source owns no
 //! memory: it costs only its bookkeeping, and caching it records that its checksum was
 //! verified. A hit hands out a reference-counted entry: no copy, no allocation.
-//! Decompressed blocks live in pieces of huge-page slabs ([`BufferPool`], `pool.rs`).
+//! Decompressed blocks live in pieces of huge-page slabs ([`BufferPool`], `compress/pool.rs`).
 //!
 //! Which blocks stay is the business of a replacement policy behind the small
 //! [`Replacement`] trait ([`CachePolicy`]): our own CLOCK with TinyLFU admission

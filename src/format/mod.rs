@@ -1,5 +1,5 @@
 //! On-disk constants, block handles and the footer (reading a block and its trailer is
-//! `block_read.rs`).
+//! `stored_block.rs`).
 //!
 //! ```text
 //! table file

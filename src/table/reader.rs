@@ -97,13 +97,13 @@ impl TableReader<Bytes> {
     /// Opens the table file at `path` through a read-only memory map ([`map_file`](crate::raw::map_file)):
     /// blocks are read without system calls or copies, and uncompressed blocks are parsed in
     /// place. The file must not be truncated or modified while the table is open (see
-    /// [`crate::map_file`]); use [`TableReader::open`] with a [`File`] for files that may change.
+    /// [`map_file`](crate::raw::map_file)); use [`TableReader::open`] with a [`File`] for files that may change.
     ///
     /// # Errors
     /// I/O errors and every corruption [`TableReader::open`] reports.
     ///
     /// # Safety
-    /// As [`crate::map_file`]: the file must not be truncated or modified while the table
+    /// As [`map_file`](crate::raw::map_file): the file must not be truncated or modified while the table
     /// (or any block read from it) is alive.
     #[allow(unsafe_code)]
     pub unsafe fn open_mmap(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {

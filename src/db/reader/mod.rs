@@ -158,7 +158,7 @@ impl Db {
     /// `open`.
     ///
     /// # Safety
-    /// As [`crate::map_file`]: no table of the directory may be truncated or rewritten in
+    /// As [`map_file`](crate::raw::map_file): no table of the directory may be truncated or rewritten in
     /// place while the `Db` is alive. LevelDB never does either (it writes new tables and
     /// deletes old ones; a deleted file stays readable through its map), but another tool
     /// might.
