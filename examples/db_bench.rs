@@ -33,9 +33,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
-use leveldb_table::db::extsort::ExternalSorter;
+use leveldb_table::db::engine::ExternalSorter;
 use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 
 fn open(dir: &str, mmap: bool, verify: bool, cache_mb: u64) -> Db {

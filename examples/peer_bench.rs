@@ -36,8 +36,8 @@ use std::process::exit;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{
     raw::map_file, raw::CountingReader, table::CachePolicy, table::FilterStatus, table::KeyFormat,
     BlockCache, Compression, Lookup, Options, RandomAccess, ReadOptions, ReaderOptions,

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
 use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{Compression, Error, Options};
 
 fn entry(i: u64) -> (Vec<u8>, Vec<u8>) {

@@ -8,13 +8,15 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use leveldb_table::db::compaction::{write_compaction_output, CompactionOptions};
-use leveldb_table::db::cursor::{Cursor, MemCursor, TableCursor, TableFile};
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::memtable::{MemTable, Origin};
-use leveldb_table::db::merging::{MergingCursor, ViewCursor};
-use leveldb_table::db::version_edit::VersionEdit;
-use leveldb_table::db::write_batch::BatchRecord;
+use leveldb_table::db::files::BatchRecord;
+use leveldb_table::db::files::LogWriter;
+use leveldb_table::db::files::VersionEdit;
+use leveldb_table::{db::engine::write_compaction_output, db::engine::CompactionOptions};
+use leveldb_table::{
+    db::engine::Cursor, db::engine::MemCursor, db::engine::TableCursor, db::engine::TableFile,
+};
+use leveldb_table::{db::engine::MemTable, db::engine::Origin};
+use leveldb_table::{db::engine::MergingCursor, db::engine::ViewCursor};
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, table::KeyFormat,
     BytewiseComparator, Options, ReaderOptions, TableReader,
@@ -71,7 +73,7 @@ fn compact(
     dir: &Path,
     ws: &[Write],
     smallest_snapshot: u64,
-) -> Vec<leveldb_table::db::version_edit::NewFile> {
+) -> Vec<leveldb_table::db::files::NewFile> {
     let icmp = InternalKeyComparator::new(Arc::new(BytewiseComparator));
     // The writes spread over three sources, as a compaction's inputs.
     let mut sources: Vec<Vec<(BatchRecord<'_>, Origin)>> = vec![Vec::new(), Vec::new(), Vec::new()];
@@ -125,7 +127,7 @@ fn compact(
 
 fn open_all(
     dir: &Path,
-    files: &[leveldb_table::db::version_edit::NewFile],
+    files: &[leveldb_table::db::files::NewFile],
 ) -> Vec<TableReader<TableFile>> {
     files
         .iter()

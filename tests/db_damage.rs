@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::write_batch::WriteBatch;
+use leveldb_table::db::files::LogWriter;
+use leveldb_table::db::files::WriteBatch;
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::Error;
 
@@ -203,7 +203,7 @@ fn an_unknown_comparator_is_refused_by_name() {
     // A directory whose MANIFEST names another comparator: LevelDB's own log and
     // VersionEdit encoders (ours, checked against LevelDB's bytes elsewhere) write it.
     let d = tempfile::tempdir().unwrap();
-    let mut edit = leveldb_table::db::version_edit::VersionEdit {
+    let mut edit = leveldb_table::db::files::VersionEdit {
         comparator: Some("rocksdb.ReverseBytewiseComparator".into()),
         log_number: Some(3),
         next_file_number: Some(4),

@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::version_edit::VersionEdit;
-use leveldb_table::db::write_batch::{WriteBatch, WriteBatchReader};
-use leveldb_table::db::FileKind;
+use leveldb_table::db::files::FileKind;
+use leveldb_table::db::files::LogWriter;
+use leveldb_table::db::files::VersionEdit;
 use leveldb_table::raw::internal_key::ValueType;
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
+use leveldb_table::{db::files::WriteBatch, db::files::WriteBatchReader};
 
 fn files() -> Vec<(PathBuf, FileKind)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/db");

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use leveldb_table::db::records::{records, RecordStatus};
 use leveldb_table::db::{builtin_comparator, Db, DbOptions, OrderSource};
 use leveldb_table::raw::internal_key::ValueType;
+use leveldb_table::{db::records, db::RecordStatus};
 use leveldb_table::{Error, Lookup};
 use proptest::prelude::*;
 

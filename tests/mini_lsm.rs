@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use engine::{Db, Event, Options};
-use leveldb_table::db::write_batch::WriteBatch;
+use leveldb_table::db::files::WriteBatch;
 use proptest::prelude::*;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;

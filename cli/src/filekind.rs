@@ -13,14 +13,14 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::version_edit::VersionEdit;
-use leveldb_table::db::write_batch::WriteBatchReader;
-use leveldb_table::db::FileKind;
+use leveldb_table::db::files::FileKind;
+use leveldb_table::db::files::VersionEdit;
+use leveldb_table::db::files::WriteBatchReader;
 use leveldb_table::raw::format::{
     ROCKSDB_BLOCK_BASED_MAGIC, ROCKSDB_CUCKOO_MAGIC, ROCKSDB_LEGACY_PLAIN_MAGIC,
     ROCKSDB_PLAIN_MAGIC, TABLE_MAGIC,
 };
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
 
 /// How much of a file the log-format check reads: enough for the first records of any
 /// log or MANIFEST LevelDB writes (a MANIFEST's first record is small; a log's first batch

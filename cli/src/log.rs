@@ -5,10 +5,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::log_physical::{type_name, GapKind, Physical, PhysicalReader};
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::write_batch::WriteBatchReader;
+use leveldb_table::db::files::WriteBatchReader;
 use leveldb_table::raw::internal_key::ValueType;
+use leveldb_table::{
+    db::files::type_name, db::files::GapKind, db::files::Physical, db::files::PhysicalReader,
+};
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
@@ -48,7 +50,7 @@ pub struct Args {
 }
 
 /// A log file's block size (LevelDB's `log::kBlockSize`), for the block column.
-const LOG_BLOCK: usize = leveldb_table::db::format::LOG_BLOCK_SIZE;
+const LOG_BLOCK: usize = leveldb_table::db::files::LOG_BLOCK_SIZE;
 
 /// Reads a file in the log format, refusing (one line, exit 2) a file of another kind than
 /// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...

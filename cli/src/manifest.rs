@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::version_edit::VersionEdit;
+use leveldb_table::db::files::VersionEdit;
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, EXIT_FAIL, EXIT_OK};

@@ -11,8 +11,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use leveldb_table::db::FileKind;
-use leveldb_table::db::{builtin_comparator, filename::read_current, version::ManifestState};
+use leveldb_table::db::files::FileKind;
+use leveldb_table::{db::builtin_comparator, db::files::read_current, db::files::ManifestState};
 use leveldb_table::{Comparator, ReadOptions, TableReader};
 
 use crate::common::{self, Failure, Global};

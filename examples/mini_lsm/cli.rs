@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::engine::{Db, Options};
-use leveldb_table::db::write_batch::WriteBatch;
+use leveldb_table::db::files::WriteBatch;
 
 fn usage() -> ExitCode {
     eprintln!(

@@ -6,9 +6,9 @@
 //! a VersionEdit that decodes re-encodes to bytes that decode to the same edit.
 #![no_main]
 
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::version_edit::VersionEdit;
-use leveldb_table::db::write_batch::WriteBatchReader;
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
+use leveldb_table::db::files::VersionEdit;
+use leveldb_table::db::files::WriteBatchReader;
 use leveldb_table::Error;
 use libfuzzer_sys::fuzz_target;
 

@@ -6,8 +6,8 @@
 //! some edit added.
 #![no_main]
 
-use leveldb_table::db::version::ManifestState;
-use leveldb_table::db::version_edit::VersionEdit;
+use leveldb_table::db::files::ManifestState;
+use leveldb_table::db::files::VersionEdit;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

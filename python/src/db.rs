@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use leveldb_table::db::chrome::{idb_blob_dir, idb_catalog};
-use leveldb_table::db::reverse_view::ReverseView;
+use leveldb_table::db::engine::ReverseView;
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::idb::Catalog;
@@ -112,7 +112,7 @@ impl PyDb {
     fn records(&self, py: Python<'_>) -> PyResult<RecordIter> {
         let db = self.db()?;
         let all = py
-            .detach(|| leveldb_table::db::records::records(&db))
+            .detach(|| leveldb_table::db::records(&db))
             .py_err(py, None)?;
         Ok(RecordIter::new(all))
     }

@@ -2,8 +2,8 @@
 //! the byte (the library's `db::records`), named as `sst db records --format json` names
 //! its fields.
 
-use leveldb_table::db::records::{DbRecord, Location};
 use leveldb_table::raw::internal_key::ValueType;
+use leveldb_table::{db::DbRecord, db::Location};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 

@@ -1,5 +1,7 @@
 //! The database level: a LevelDB directory's files (CURRENT, MANIFEST, write-ahead logs,
-//! tables at levels 0-6), read without writing a byte.
+//! tables at levels 0-6): [`Db`] reads one without writing a byte (no LOCK, no log, no
+//! MANIFEST); [`engine`] holds the writers' pieces (compaction output, the bulk builder, the
+//! directory's LOCK) and [`files`] each file's format, both ways.
 //!
 //! Layers, each importing only those above it: `format` (constants) -> `log_physical`
 //! (a log's records as laid out) -> `log_reader`,
@@ -10,29 +12,61 @@
 //! database), `records` (every record of every file, for forensics) and `chrome` (Chrome's
 //! IndexedDB names and values, sessionStorage maps, read through a `Db`). For writers:
 //! `lock` (the directory's LOCK, as LevelDB holds it), `compaction` and `bulk`.
+//!
+//! Public: [`Db`] and its options, [`records`], [`chrome`], and two groups of re-exports,
+//! [`files`] and [`engine`]; the files above are private.
 
-pub mod bulk;
+mod bulk;
 pub mod chrome;
-pub mod compaction;
-pub mod cursor;
-pub mod damage;
-pub mod extsort;
-pub mod filename;
-pub mod format;
-pub mod lock;
-pub mod log_physical;
-pub mod log_reader;
-pub mod log_writer;
-pub mod memtable;
-pub mod merging;
-pub mod reader;
-pub mod records;
-pub mod reverse_view;
-pub mod salvage_table;
-pub mod version;
-pub mod version_edit;
-pub mod write_batch;
+mod compaction;
+mod cursor;
+mod damage;
+mod extsort;
+mod filename;
+mod format;
+mod lock;
+mod log_physical;
+mod log_reader;
+mod log_writer;
+mod memtable;
+mod merging;
+mod reader;
+mod records;
+mod reverse_view;
+mod salvage_table;
+mod version;
+mod version_edit;
+mod write_batch;
 
-pub use cursor::Cursor;
-pub use filename::FileKind;
+pub use damage::{Damage, DamageLog};
 pub use reader::{builtin_comparator, Db, DbOptions, OrderSource};
+pub use records::{records, DbRecord, Location, RecordStatus};
+
+/// The directory's files, one format each: log records (LevelDB's `log_format.h`) and the
+/// write batches they carry, the MANIFEST's version edits and the live tables they add up to,
+/// file names and CURRENT, the constants of those formats.
+pub mod files {
+    pub use super::filename::*;
+    pub use super::format::*;
+    pub use super::log_physical::*;
+    pub use super::log_reader::*;
+    pub use super::log_writer::*;
+    pub use super::version::{FileMeta, ManifestState};
+    pub use super::version_edit::*;
+    pub use super::write_batch::*;
+}
+
+/// The pieces an engine that writes is built from: the memtable, cursors over tables,
+/// levels and memtables, the merged snapshot-aware view (forward and backward),
+/// compaction output, the bulk builder with its external sort, the directory's LOCK.
+pub mod engine {
+    pub use super::bulk::*;
+    pub use super::compaction::*;
+    pub use super::cursor::*;
+    pub use super::extsort::*;
+    pub use super::lock::*;
+    pub use super::memtable::*;
+    pub use super::merging::*;
+    pub use super::reverse_view::*;
+    pub use super::salvage_table::*;
+}

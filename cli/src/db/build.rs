@@ -6,10 +6,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use leveldb_table::db::bulk::{BulkBuilder, BulkOptions};
+use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{Compression, Options};
 
-use leveldb_table::db::extsort::ExternalSorter;
+use leveldb_table::db::engine::ExternalSorter;
 
 use crate::build::{progress, Input, InputFormat};
 use crate::common::{self, CmdResult, Failure, EXIT_OK};

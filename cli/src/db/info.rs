@@ -65,7 +65,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             .collect();
         names.sort();
         for name in names {
-            use leveldb_table::db::FileKind;
+            use leveldb_table::db::files::FileKind;
             let listed = match FileKind::parse(&name) {
                 Some(FileKind::Table(n)) => db.table_name(n).is_some(),
                 Some(FileKind::Log(n)) => db.logs().iter().any(|l| l.number == n),

@@ -17,13 +17,13 @@
 use std::path::Path;
 use std::sync::{Arc, MutexGuard};
 
-use leveldb_table::db::compaction::{write_compaction_output, CompactionOptions};
-use leveldb_table::db::cursor::{Cursor, LevelCursor, TableCursor};
-use leveldb_table::db::filename::{self, FileKind};
-use leveldb_table::db::merging::MergingCursor;
-use leveldb_table::db::version::FileMeta;
-use leveldb_table::db::version_edit::VersionEdit;
+use leveldb_table::db::engine::MergingCursor;
+use leveldb_table::db::files::FileMeta;
+use leveldb_table::db::files::VersionEdit;
 use leveldb_table::raw::internal_key::user_key;
+use leveldb_table::{db::engine::write_compaction_output, db::engine::CompactionOptions};
+use leveldb_table::{db::engine::Cursor, db::engine::LevelCursor, db::engine::TableCursor};
+use leveldb_table::{db::files as filename, db::files::FileKind};
 use leveldb_table::{
     table::TableFileBuilder, Options as TableOptions, ReadOptions, ReaderOptions, Result,
 };
@@ -366,7 +366,7 @@ fn merge(
     c: &Compaction,
     opts: &CompactionOptions,
     numbers: &mut Vec<u64>,
-) -> Result<Vec<leveldb_table::db::version_edit::NewFile>> {
+) -> Result<Vec<leveldb_table::db::files::NewFile>> {
     let read = ReadOptions::default().fill_cache(false);
     let m0: Vec<FileMeta> = c.inputs[0].iter().map(|t| t.meta.clone()).collect();
     let m1: Vec<FileMeta> = c.inputs[1].iter().map(|t| t.meta.clone()).collect();

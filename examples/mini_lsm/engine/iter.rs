@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use leveldb_table::db::cursor::{Cursor, LevelCursor, TableCursor};
-use leveldb_table::db::merging::{MergingCursor, ViewCursor};
+use leveldb_table::{db::engine::Cursor, db::engine::LevelCursor, db::engine::TableCursor};
+use leveldb_table::{db::engine::MergingCursor, db::engine::ViewCursor};
 use leveldb_table::{Error, ReadOptions, Result};
 
 use super::memtable::{MemCursor, MemTable};

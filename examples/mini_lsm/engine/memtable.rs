@@ -12,7 +12,7 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
-use leveldb_table::db::Cursor;
+use leveldb_table::db::engine::Cursor;
 use leveldb_table::raw::coding::decode_fixed64;
 use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key};
 use leveldb_table::{raw::internal_key::ValueType, Error};

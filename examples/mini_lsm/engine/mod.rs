@@ -36,9 +36,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use leveldb_table::db::lock::DirLock;
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::write_batch::{WriteBatch, WriteBatchReader};
+use leveldb_table::db::engine::DirLock;
+use leveldb_table::db::files::LogWriter;
+use leveldb_table::{db::files::WriteBatch, db::files::WriteBatchReader};
 use leveldb_table::{
     raw::internal_key::ValueType, BlockCache, Error, ReadOptions, ReaderOptions, Result,
 };
@@ -243,7 +243,7 @@ impl Db {
                 let number = st.new_file_number();
                 let path = inner
                     .dir
-                    .join(leveldb_table::db::filename::log_file_name(number));
+                    .join(leveldb_table::db::files::log_file_name(number));
                 let file = File::create(path)?;
                 st.log = LogWriter::new(BufWriter::with_capacity(64 << 10, file));
                 st.log_number = number;

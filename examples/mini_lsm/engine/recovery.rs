@@ -18,14 +18,14 @@ use std::io::BufWriter;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-use leveldb_table::db::filename::{self, FileKind};
-use leveldb_table::db::format::BYTEWISE_COMPARATOR_NAME;
-use leveldb_table::db::lock::DirLock;
-use leveldb_table::db::log_reader::{LogItem, LogReader};
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::version::ManifestState;
-use leveldb_table::db::version_edit::VersionEdit;
-use leveldb_table::db::write_batch::WriteBatchReader;
+use leveldb_table::db::engine::DirLock;
+use leveldb_table::db::files::LogWriter;
+use leveldb_table::db::files::ManifestState;
+use leveldb_table::db::files::VersionEdit;
+use leveldb_table::db::files::WriteBatchReader;
+use leveldb_table::db::files::BYTEWISE_COMPARATOR_NAME;
+use leveldb_table::{db::files as filename, db::files::FileKind};
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use leveldb_table::{raw::write_atomically, Error, ReadOptions, Result};
 
 use super::background::{self, build_table, Worker};

@@ -16,18 +16,18 @@ use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-use leveldb_table::db::cursor::{TableFile, TableSource};
-use leveldb_table::db::filename::table_file_name;
-use leveldb_table::db::log_writer::LogWriter;
-use leveldb_table::db::version::FileMeta;
-use leveldb_table::db::version_edit::{NewFile, VersionEdit};
+use leveldb_table::db::files::table_file_name;
+use leveldb_table::db::files::FileMeta;
+use leveldb_table::db::files::LogWriter;
 use leveldb_table::raw::internal_key::user_key;
+use leveldb_table::{db::engine::TableFile, db::engine::TableSource};
+use leveldb_table::{db::files::NewFile, db::files::VersionEdit};
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, BytewiseComparator, Lookup, ReadOptions,
     ReaderOptions, Result, TableReader,
 };
 
-pub use leveldb_table::db::format::NUM_LEVELS;
+pub use leveldb_table::db::files::NUM_LEVELS;
 
 /// A live table and its open reader (kept open while any version names it).
 pub struct Table {
@@ -286,7 +286,7 @@ impl Manifest {
     /// Creates `MANIFEST-number` holding `edit` (the whole state), synced. CURRENT is not
     /// changed here.
     pub fn create(dir: &Path, number: u64, edit: &VersionEdit) -> Result<Manifest> {
-        let path = dir.join(leveldb_table::db::filename::manifest_file_name(number));
+        let path = dir.join(leveldb_table::db::files::manifest_file_name(number));
         let mut m = Manifest {
             number,
             log: LogWriter::new(BufWriter::new(File::create(path)?)),
