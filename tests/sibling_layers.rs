@@ -92,7 +92,7 @@ fn sibling_edges(src: &Path) -> BTreeMap<ModPath, BTreeMap<String, BTreeSet<Stri
         }
         for r in refs {
             let k = p.iter().zip(&r).take_while(|(a, b)| a == b).count();
-            if k < p.len() && k < r.len() && mods.contains(&r[..=k].to_vec()) {
+            if k < p.len() && k < r.len() && mods.contains(&r[..=k]) {
                 edges
                     .entry(p[..k].to_vec())
                     .or_default()
