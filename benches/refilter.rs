@@ -12,9 +12,7 @@ use leveldb_table::{
     error::BlockKind, filter::BloomFilterPolicy, Compression, ReadOptions, ReaderOptions,
     TableBuilder, TableReader,
 };
-use leveldb_table::{
-    table::refilter::refilter, table::refilter::refilter_with, table::refilter::RefilterOptions,
-};
+use leveldb_table::{refilter::refilter, refilter::refilter_with, refilter::RefilterOptions};
 
 mod common;
 

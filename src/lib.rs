@@ -53,23 +53,24 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// The layers, lowest first; each imports only those before it (tests/module_graph.rs).
-mod block; // blocks: reader, search, builder
+mod atomic_file; // files written whole: temp file, fsync, rename
+mod block; // blocks: reader, search, builder, reading a stored block
 mod cache; // the block cache
 mod compress; // codecs, the buffers blocks are decompressed into
-mod format; // constants, handles, footer, reading a stored block
+mod format; // constants, encodings, handles
 mod internal_key; // LevelDB's internal keys, comparator, filter adapter
 mod io; // RandomAccess sources
 mod options;
 mod search; // in-memory search aids: the decoded index, block directories
 mod table_builder;
-mod util; // coding, crc32c, hash, comparator, atomic files, the OS (all the `unsafe`)
+mod util; // crc32c, hash, comparator, the OS (the `unsafe` operations)
 
 pub mod db;
 pub mod dom_storage;
 pub mod error;
 pub mod filter;
 pub mod idb;
+pub mod refilter;
 pub mod table;
 pub mod v8value;
 
@@ -86,17 +87,17 @@ pub use util::comparator::{BytewiseComparator, Comparator};
 /// internal keys; and the helpers tools use (a read-counting source, memory maps, atomic
 /// file writes). For tools, tests and other engines that need LevelDB's pieces one by one.
 pub mod raw {
+    pub use crate::atomic_file::{write_atomically, AtomicFile};
     pub use crate::block::builder::BlockBuilder;
     pub use crate::block::{Block, BlockIter};
     pub use crate::filter::block::{FilterBlockBuilder, FilterBlockReader};
     pub use crate::io::CountingReader;
-    pub use crate::util::atomic_file::{write_atomically, AtomicFile};
     #[cfg(feature = "mmap")]
     pub use crate::util::os::map_file;
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
-        pub use crate::util::coding::*;
+        pub use crate::format::coding::*;
     }
     /// CRC32C and LevelDB's mask (`util/crc32c.h`).
     pub mod crc32c {
@@ -108,8 +109,7 @@ pub mod raw {
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
-        pub use crate::format::footer::check_handle;
-        pub use crate::format::stored_block::*;
+        pub use crate::block::stored::*;
         pub use crate::format::*;
     }
     /// Block codecs.

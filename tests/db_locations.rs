@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
+use leveldb_table::db::{records, DbRecord, Location};
 use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::raw::format::{ReadBlockOptions, StoredBlock};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{db::records, db::DbRecord, db::Location};
 use leveldb_table::{error::BlockKind, raw::format::BlockHandle, table::CompressionProfile};
 
 fn source(name: &str) -> PathBuf {

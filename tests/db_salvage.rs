@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use leveldb_table::db::{builtin_comparator, Db, DbOptions, OrderSource};
+use leveldb_table::db::{records, RecordStatus};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{db::records, db::RecordStatus};
 use leveldb_table::{Error, Lookup};
 use proptest::prelude::*;
 

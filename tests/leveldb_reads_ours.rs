@@ -261,7 +261,7 @@ fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
 
 #[test]
 fn leveldb_reads_refiltered_tables() {
-    use leveldb_table::table::refilter::refilter;
+    use leveldb_table::refilter::refilter;
     use leveldb_table::{
         filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, TableReader,
     };

@@ -28,6 +28,7 @@ const ROOT: &[&str] = &[
     "filter",
     "idb",
     "raw",
+    "refilter",
     "table",
     "v8value",
 ];
@@ -101,8 +102,8 @@ fn the_counter_sees_grouped_uses_modules_and_skips_nested_ones() {
 #[allow(unused_imports)]
 mod resolve {
     use leveldb_table::{
-        db, dom_storage, error, filter, idb, raw, table, v8value, BlockCache, BytewiseComparator,
-        Comparator, Compression, Db, Error, FilterPolicy, Lookup, Options, RandomAccess,
-        ReadOptions, ReaderOptions, Result, TableBuilder, TableReader,
+        db, dom_storage, error, filter, idb, raw, refilter, table, v8value, BlockCache,
+        BytewiseComparator, Comparator, Compression, Db, Error, FilterPolicy, Lookup, Options,
+        RandomAccess, ReadOptions, ReaderOptions, Result, TableBuilder, TableReader,
     };
 }

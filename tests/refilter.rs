@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use leveldb_table::table::refilter::refilter;
+use leveldb_table::refilter::refilter;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, table::FilterStatus, FilterPolicy,
     ReadOptions, ReaderOptions, TableReader,
@@ -131,7 +131,7 @@ fn big_table() -> Vec<u8> {
 
 #[test]
 fn helper_threads_change_nothing_in_the_output() {
-    use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
+    use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
     let bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let blocks = table.data_block_handles().unwrap().len();
@@ -181,7 +181,7 @@ fn helper_threads_change_nothing_in_the_output() {
 
 #[test]
 fn a_damaged_block_deep_in_a_big_table_is_named() {
-    use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
+    use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
     let mut bytes = big_table();
     let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
     let handles = table.data_block_handles().unwrap();

@@ -1,13 +1,13 @@
 //! `sst refilter IN OUT`: the table IN written to OUT with its filter rebuilt (LevelDB's bloom
 //! or the cache-local one, any bits per key, or none); data blocks and the index are copied
-//! byte for byte (the library's `leveldb_table::table::refilter`). OUT appears complete or not at
+//! byte for byte (the library's `leveldb_table::refilter`). OUT appears complete or not at
 //! all (temporary file, fsync, rename); IN is only read.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::table::refilter::refilter;
+use leveldb_table::refilter::refilter;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, raw::AtomicFile, FilterPolicy,
 };

@@ -1,9 +1,8 @@
 //! Table files: reading them ([`TableReader`], LevelDB's `table/table.cc`) and writing them
 //! ([`TableBuilder`], [`TableFileBuilder`]), with the types that come with them: a
 //! lookup's answer ([`Lookup`]), the cursor ([`TableIter`]), the reader's option values
-//! ([`KeyFormat`], [`CompressionProfile`], [`CachePolicy`]), a verification's report, a
-//! table rewritten with a new filter ([`refilter`]) and a table's entries found when its
-//! footer or index is lost ([`salvage`]).
+//! ([`KeyFormat`], [`CompressionProfile`], [`CachePolicy`]), a verification's report and a
+//! table's entries found when its footer or index is lost ([`salvage`]).
 //!
 //! ```text
 //! open:  footer (last 48 bytes) -> metaindex -> index block (kept in memory)
@@ -28,6 +27,7 @@
 // salvage.rs    a table's entries found by block checksums
 
 mod blocks;
+mod footer;
 mod in_place;
 pub(crate) mod iter;
 mod lookup;
@@ -49,7 +49,6 @@ pub use verify::VerifyReport;
 pub use crate::cache::CachePolicy;
 pub use crate::options::{CompressionProfile, KeyFormat};
 pub use crate::table_builder::file::TableFileBuilder;
-pub use crate::table_builder::refilter;
 pub use crate::table_builder::{TableBuilder, TableStats};
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 
+use leveldb_table::db::{records, Location};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{db::records, db::Location};
 
 use super::open::{damage_code, describe, open, DbArgs};
 use crate::common::{self, CmdResult, Failure, Global};

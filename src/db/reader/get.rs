@@ -12,7 +12,7 @@ impl Db {
     /// first, then one table per deeper level, as LevelDB's `Version::Get`; each table
     /// consults its filter before reading a data block. Under salvage the answer is the
     /// merged view's (damaged blocks skipped as scans skip them), so a lookup agrees with
-    /// a scan and with [`records`](crate::db::records).
+    /// a scan and with the `records` listing.
     ///
     /// # Errors
     /// A table that cannot be opened or read (the error names it).

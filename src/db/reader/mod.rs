@@ -47,7 +47,7 @@ pub struct DbOptions {
     /// found by checksum), and a missing or damaged MANIFEST (then every table and log of
     /// the directory is read, as LevelDB's repair would, the last sequence and the order
     /// taken from the keys). What was skipped is listed in [`Db::damage`] (as it is met)
-    /// and [`Db::notes`]. Scans, lookups and `db::records` skip the same.
+    /// and [`Db::notes`]. Scans, lookups and the `records` listing skip the same.
     pub salvage: bool,
     /// Block cache shared by the tables (8 MiB, LevelDB's default, when `None`).
     pub block_cache: Option<Arc<BlockCache>>,
