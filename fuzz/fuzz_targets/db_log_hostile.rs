@@ -6,10 +6,10 @@
 //! a VersionEdit that decodes re-encodes to bytes that decode to the same edit.
 #![no_main]
 
-use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use leveldb_table::db::files::VersionEdit;
 use leveldb_table::db::files::WriteBatchReader;
 use leveldb_table::Error;
+use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
+use leveldb_table::db::files::BatchRecord;
 use leveldb_table::{db::engine::Cursor, db::engine::MemCursor};
 use leveldb_table::{db::engine::MemTable, db::engine::Origin};
 use leveldb_table::{db::engine::MergingCursor, db::engine::ViewCursor};
-use leveldb_table::db::files::BatchRecord;
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, BytewiseComparator,
 };

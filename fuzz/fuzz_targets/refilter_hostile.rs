@@ -12,7 +12,7 @@ use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, ReadOptions,
     ReaderOptions, TableReader,
 };
-use leveldb_table::{table::refilter::refilter_with, table::refilter::RefilterOptions};
+use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_STEPS: usize = 20_000;
