@@ -166,20 +166,6 @@ impl fmt::Display for Error {
             ),
             Error::BuilderFailed { first } => write!(f, "builder failed earlier: {first}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
-            Error::BadBloomFile { offset, reason } => {
-                write!(f, "bad bloom filter file: {reason} at offset {offset}")
-            }
-            Error::Redis { command, detail } => write!(f, "redis {command} failed: {detail}"),
-            Error::BloomMismatch {
-                name,
-                field,
-                stored,
-                requested,
-            } => write!(
-                f,
-                "bloom filter '{name}' exists with {field} {stored}, not {requested}"
-            ),
-            Error::BloomNotFound { name } => write!(f, "no bloom filter named '{name}'"),
             Error::NoBlockFound {
                 offset,
                 len,

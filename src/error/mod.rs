@@ -199,37 +199,6 @@ pub enum Error {
     },
     /// An argument is invalid (for example a block size of 0).
     InvalidArgument(String),
-    /// A stored standalone bloom filter (`ScalableBloomFilter::save`) does not decode.
-    BadBloomFile {
-        /// Offset in the file of the field that is wrong.
-        offset: u64,
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// A Redis command of a `RedisBloomFilter` failed: connection refused or lost, or an
-    /// error reply.
-    Redis {
-        /// The command (or script) that failed, e.g. `BITFIELD` or `EVALSHA reserve`.
-        command: String,
-        /// The client's or the server's message.
-        detail: String,
-    },
-    /// A Redis bloom filter exists under this name with other parameters.
-    BloomMismatch {
-        /// The filter's name.
-        name: String,
-        /// Which parameter differs.
-        field: &'static str,
-        /// Its stored value.
-        stored: String,
-        /// The value asked for.
-        requested: String,
-    },
-    /// No Redis bloom filter exists under this name (and none was to be created).
-    BloomNotFound {
-        /// The filter's name.
-        name: String,
-    },
     /// Salvage (`salvage::salvage_bytes`) found no block whose checksum checks out in a
     /// stretch of a table whose footer or index is lost.
     NoBlockFound {
@@ -313,9 +282,6 @@ impl Error {
                 | Error::OutOfOrder { .. }
                 | Error::BuilderFailed { .. }
                 | Error::InvalidArgument(_)
-                | Error::Redis { .. }
-                | Error::BloomMismatch { .. }
-                | Error::BloomNotFound { .. }
                 | Error::UnknownComparator { .. }
                 | Error::UnsettledOrder { .. }
         ) && !matches!(self, Error::InFile { source, .. } if !source.is_corruption())
@@ -350,7 +316,6 @@ impl Error {
             Error::Truncated { file_size, .. } => Some(file_size),
             Error::BadFooterHandle { footer_offset } => Some(footer_offset),
             Error::TooShort { .. } => Some(0),
-            Error::BadBloomFile { offset, .. } => Some(offset),
             Error::NoBlockFound { offset, .. } => Some(offset),
             Error::InFile { ref source, .. } => source.offset(),
             Error::BadLogRecord { offset, .. } => Some(offset),
