@@ -41,9 +41,12 @@ CHILD = textwrap.dedent(
                 if e.errno != errno.ENXIO:  # ENXIO: nobody has it open for reading yet
                     raise
                 time.sleep(0.001)
-        os.write(fd, text)
+        fed.append(True)  # the reader has the pipe open: the reading call is under way
+        try:
+            os.write(fd, text)
+        except BrokenPipeError:  # the table reader closed it already (a pipe has no size)
+            pass
         os.close(fd)
-        fed.append(True)
 
     t = threading.Thread(target=feed)
     t.start()
