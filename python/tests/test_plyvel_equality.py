@@ -11,12 +11,15 @@ import pytest
 
 import dbgen
 import leveldb_table as lt
-from conftest import BYTEWISE_DIRS, dir_state
+from conftest import ALL_DIRS, BYTEWISE_DIRS, IDB_DIRS, dir_state
 
 
 def test_testdata_has_the_directories():
     names = {p.name for p in BYTEWISE_DIRS}
-    assert {"basic", "snapshot", "biglog", "goleveldb"} <= names
+    assert {"basic", "snapshot", "biglog", "goleveldb", "local_storage", "session_storage"} <= names
+    # Every directory is either compared with plyvel here or is an IndexedDB one.
+    assert len(BYTEWISE_DIRS) + len(IDB_DIRS) == len(ALL_DIRS)
+    assert {p.name for p in IDB_DIRS} == {"chromium", "http_127.0.0.1_55229.indexeddb.leveldb"}
 
 
 def assert_same_stream(ours, theirs):
