@@ -25,11 +25,11 @@ def manifest_names_idb_cmp1(current):
     return b"idb_cmp1" in manifest.read_bytes()
 
 
-# Every database directory of testdata/ in LevelDB's bytewise order: those LevelDB and
+# Every database directory of testdata/: in LevelDB's bytewise order, those LevelDB and
 # goleveldb wrote (testdata/db/) and Chrome's localStorage and sessionStorage
-# (testdata/idb/values/); plyvel opens copies of them. Chrome's IndexedDB directories
-# (idb_cmp1, an order plyvel does not have) are checked against Chromium's own read-back
-# instead (test_chrome.py).
+# (testdata/idb/values/); in Chrome's idb_cmp1 order, its IndexedDB directories (plyvel
+# opens them with idb_cmp1.py, and test_chrome.py checks them against Chromium's own
+# read-back too).
 ALL_DIRS = sorted(p.parent for p in TESTDATA.rglob("CURRENT"))
 BYTEWISE_DIRS = [p for p in ALL_DIRS if not manifest_names_idb_cmp1(p / "CURRENT")]
 IDB_DIRS = [p for p in ALL_DIRS if manifest_names_idb_cmp1(p / "CURRENT")]
