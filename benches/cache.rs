@@ -55,10 +55,12 @@ enum Workload {
 
 const WORKLOADS: [Workload; 3] = [Workload::Repeat, Workload::Uniform, Workload::Zipf];
 
-const CACHES: [(CachePolicy, bool, &str); 4] = [
+const CACHES: &[(CachePolicy, bool, &str)] = &[
     (CachePolicy::ClockTinyLfu, true, "clock+links"),
     (CachePolicy::ClockTinyLfu, false, "clock"),
+    #[cfg(feature = "quick-cache")]
     (CachePolicy::QuickCache, true, "quick+links"),
+    #[cfg(feature = "quick-cache")]
     (CachePolicy::QuickCache, false, "quick"),
 ];
 
@@ -186,7 +188,7 @@ fn criterion_part(c: &mut Criterion, s: &Setup) {
             .warm_up_time(Duration::from_millis(100))
             .measurement_time(Duration::from_secs(1))
             .throughput(Throughput::Elements(PASS as u64));
-        for cache in CACHES {
+        for &cache in CACHES {
             let mut r = Runner::new(s, w, cache);
             g.bench_function(cache.2, |b| {
                 b.iter_custom(|iters| (0..iters).map(|_| r.measure().0).sum())

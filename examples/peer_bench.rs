@@ -969,6 +969,7 @@ fn main() {
             "--cache-policy" => {
                 let policy = match next().as_str() {
                     "clock" => CachePolicy::ClockTinyLfu,
+                    #[cfg(feature = "quick-cache")]
                     "quick" => CachePolicy::QuickCache,
                     _ => usage(),
                 };

@@ -6,6 +6,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
-cargo test --workspace --all-targets
+cargo test --workspace --all-targets --features leveldb-table/quick-cache
 cargo test --workspace --doc
 bash scripts/test_python.sh

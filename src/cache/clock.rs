@@ -285,6 +285,7 @@ mod tests {
     fn clock(c: &BlockCache) -> &ClockCache {
         match &c.engine {
             Engine::Clock(k) => k,
+            #[cfg(feature = "quick-cache")]
             Engine::Quick(_) => panic!("not a CLOCK cache"),
         }
     }

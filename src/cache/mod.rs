@@ -11,12 +11,13 @@
 //!
 //! Which blocks stay is the business of a replacement policy behind the small
 //! [`Replacement`] trait ([`CachePolicy`]): our own CLOCK with TinyLFU admission
-//! (`clock.rs`) or the `quick_cache` crate (`quick.rs`). A table's lookup records may hold
+//! (`clock.rs`) or, with the `quick-cache` feature, the `quick_cache` crate (`quick.rs`). A table's lookup records may hold
 //! the entries of their blocks ([`SlotOwner`]), and the cache tells them when an entry
 //! leaves, whichever the policy.
 
 mod clock;
 mod entry;
+#[cfg(feature = "quick-cache")]
 mod quick;
 pub(crate) mod sketch;
 
@@ -44,13 +45,16 @@ pub enum CachePolicy {
     #[default]
     ClockTinyLfu,
     /// The `quick_cache` crate's sharded cache (hot and cold queues with ghost keys, in the
-    /// manner of CLOCK-PRO), weighed by the same charges.
+    /// manner of CLOCK-PRO), weighed by the same charges. The measured alternative to
+    /// ours (docs/performance.md), built only with the `quick-cache` feature.
+    #[cfg(feature = "quick-cache")]
     QuickCache,
 }
 
 /// The policy in use (an enum rather than a trait object: the lookup path stays inlined).
 enum Engine {
     Clock(clock::ClockCache),
+    #[cfg(feature = "quick-cache")]
     Quick(quick::QuickCache),
 }
 
@@ -59,6 +63,7 @@ macro_rules! with_engine {
     ($engine:expr, $r:ident => $body:expr) => {
         match $engine {
             Engine::Clock($r) => $body,
+            #[cfg(feature = "quick-cache")]
             Engine::Quick($r) => $body,
         }
     };
@@ -113,6 +118,7 @@ impl BlockCache {
         };
         let engine = match policy {
             CachePolicy::ClockTinyLfu => Engine::Clock(clock::ClockCache::new(capacity, shards)),
+            #[cfg(feature = "quick-cache")]
             CachePolicy::QuickCache => {
                 Engine::Quick(quick::QuickCache::new(capacity, shards, true))
             }
@@ -134,6 +140,7 @@ impl BlockCache {
     /// before the cache is given to a table.
     pub fn record_links(mut self, on: bool) -> Self {
         self.links = on;
+        #[cfg(feature = "quick-cache")]
         if let Engine::Quick(q) = &mut self.engine {
             q.set_links(on);
         }

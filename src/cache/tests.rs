@@ -4,7 +4,11 @@ use std::sync::{Mutex, Weak};
 
 use super::*;
 
-const POLICIES: [CachePolicy; 2] = [CachePolicy::ClockTinyLfu, CachePolicy::QuickCache];
+const POLICIES: &[CachePolicy] = &[
+    CachePolicy::ClockTinyLfu,
+    #[cfg(feature = "quick-cache")]
+    CachePolicy::QuickCache,
+];
 
 /// A cached block of about `bytes` bytes (its charge is its exact size).
 pub(super) fn entry(bytes: usize) -> Arc<CachedBlock> {
@@ -28,7 +32,7 @@ fn shards(c: &BlockCache) -> usize {
 /// it holds: it never replaces, so that the replaced entry's record would be told).
 #[test]
 fn oversized_blocks_and_offered_again() {
-    for policy in POLICIES {
+    for &policy in POLICIES {
         let c = BlockCache::with_policy(10_000, policy);
         assert!(!c.insert_entry(1, 0, entry(20_000)), "{policy:?}");
         assert!(c.is_empty());
@@ -39,6 +43,7 @@ fn oversized_blocks_and_offered_again() {
         let kept = c.get_entry(1, 0).unwrap();
         let want = match policy {
             CachePolicy::ClockTinyLfu => &small,
+            #[cfg(feature = "quick-cache")]
             CachePolicy::QuickCache => &first,
         };
         assert!(Arc::ptr_eq(&kept, want), "{policy:?}");
@@ -52,7 +57,7 @@ fn oversized_blocks_and_offered_again() {
 /// the policy.
 #[test]
 fn shards_by_capacity() {
-    for policy in POLICIES {
+    for &policy in POLICIES {
         let n = |cap| shards(&BlockCache::with_policy(cap, policy));
         assert_eq!(
             [n(64 << 20), n(8 << 20), n(6 << 20), n(1)],
@@ -67,7 +72,7 @@ fn shards_by_capacity() {
 #[test]
 fn threads_share_a_full_cache() {
     let one = entry(1000).charge;
-    for policy in POLICIES {
+    for &policy in POLICIES {
         let c = Arc::new(BlockCache::with_policy(32 * one, policy));
         std::thread::scope(|s| {
             for t in 0..4u64 {
@@ -114,7 +119,7 @@ impl SlotOwner for Slots {
 #[test]
 fn linked_entries_are_released_when_they_leave() {
     let one = entry(1000).charge;
-    for policy in POLICIES {
+    for &policy in POLICIES {
         let c = Arc::new(BlockCache::with_policy(16 * one, policy));
         let slots = Arc::new(Slots(Mutex::new(vec![None; 200])));
         std::thread::scope(|s| {
