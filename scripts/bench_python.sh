@@ -16,8 +16,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv="$PWD/target/python-bench-venv"
 if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv --system-site-packages "$venv"
+  python3 -m venv "$venv"
 fi
+# The venv sees the packages of this python3 (plyvel, maturin, dfindexeddb), as in
+# scripts/test_python.sh.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+python3 -c 'import site; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' \
+  >"$site/outer-python.pth"
 (cd python && VIRTUAL_ENV="$venv" python3 -m maturin develop --release --quiet)
 if [ -n "${IDB_DIR:-}" ] && ! "$venv/bin/python" -c "import dfindexeddb" 2>/dev/null; then
   echo "IDB_DIR needs dfindexeddb: pip install dfindexeddb" >&2

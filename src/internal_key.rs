@@ -14,8 +14,8 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::filter::FilterPolicy;
+use crate::format::coding;
 use crate::format::{INTERNAL_TAG_LEN, MAX_SEQUENCE, TYPE_DELETION, TYPE_VALUE};
-use crate::util::coding;
 use crate::util::comparator::Comparator;
 
 /// What an internal key records.

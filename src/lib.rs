@@ -42,6 +42,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod atomic_file;
 mod block;
 mod cache;
 mod compress;
@@ -59,6 +60,7 @@ mod util;
 pub mod db;
 pub mod dom_storage;
 pub mod idb;
+pub mod refilter;
 pub mod salvage;
 pub mod v8value;
 
@@ -76,9 +78,9 @@ pub use table::VerifyReport;
 pub use table::{Entries, TableIter};
 pub use table::{FilterStatus, Lookup, LookupKind, TableReader};
 pub use table_builder::file::TableFileBuilder;
-pub use table_builder::refilter;
+
+pub use atomic_file::{write_atomically, AtomicFile};
 pub use table_builder::{TableBuilder, TableStats};
-pub use util::atomic_file::{write_atomically, AtomicFile};
 pub use util::comparator::{BytewiseComparator, Comparator};
 #[cfg(feature = "mmap")]
 pub use util::os::map_file;
@@ -92,7 +94,7 @@ pub mod raw {
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
-        pub use crate::util::coding::*;
+        pub use crate::format::coding::*;
     }
     /// CRC32C and LevelDB's mask (`util/crc32c.h`).
     pub mod crc32c {
@@ -104,8 +106,8 @@ pub mod raw {
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
-        pub use crate::format::footer::check_handle;
-        pub use crate::format::stored_block::*;
+        pub use crate::block::stored::check_handle;
+        pub use crate::block::stored::*;
         pub use crate::format::*;
     }
     /// Block codecs.

@@ -29,10 +29,10 @@
 
 use bytes::Bytes;
 
+use crate::block::stored::{ReadBlockOptions, StoredBlock};
 use crate::block::Block;
 use crate::compress::CompressionProfile;
 use crate::error::{BlockKind, Error};
-use crate::format::stored_block::{ReadBlockOptions, StoredBlock};
 use crate::format::{self, BlockHandle, BLOCK_TRAILER_LEN};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;

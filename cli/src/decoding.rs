@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
-use leveldb_table::dom_storage::{self, session::SessionStorageEntry, StorageKind};
+use leveldb_table::db::{chrome, Db, DbOptions};
+use leveldb_table::dom_storage::StorageKind;
 use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
-use leveldb_table::idb::{blob_dir_name, key_prefix, Catalog, KeyPrefix};
+use leveldb_table::idb::{key_prefix, Catalog};
 
 use crate::common::Failure;
 
@@ -118,7 +118,11 @@ impl<'a> Decoding<'a> {
             DecodeMode::Localstorage => Kind::Local,
             DecodeMode::Sessionstorage => Kind::Session,
             DecodeMode::Auto if is_idb => Kind::IndexedDb,
-            DecodeMode::Auto => detect(db),
+            DecodeMode::Auto => match chrome::detect_storage(db) {
+                Some(StorageKind::Local) => Kind::Local,
+                Some(StorageKind::Session) => Kind::Session,
+                None => Kind::None,
+            },
         };
         if (a.database.is_some() || a.store.is_some()) && kind != Kind::IndexedDb {
             return Err(Failure::error(format!(
@@ -134,11 +138,11 @@ impl<'a> Decoding<'a> {
         };
         match kind {
             Kind::IndexedDb => {
-                d.catalog = catalog(db);
-                d.blob_dir = blob_dir(dir);
+                d.catalog = chrome::idb_catalog(db);
+                d.blob_dir = chrome::idb_blob_dir(dir);
                 d.allowed = filter(&d.catalog, dir, a)?;
             }
-            Kind::Session => d.maps = session_maps(db),
+            Kind::Session => d.maps = chrome::session_maps(db),
             Kind::Local | Kind::None => {}
         }
         Ok(d)
@@ -172,8 +176,8 @@ impl<'a> Decoding<'a> {
             ..Decoding::none()
         };
         if let Some(db) = db {
-            d.catalog = catalog(&db);
-            d.blob_dir = blob_dir(parent_dir(path));
+            d.catalog = chrome::idb_catalog(&db);
+            d.blob_dir = chrome::idb_blob_dir(parent_dir(path));
             d.db = DbHandle::Owned(Box::new(db));
         }
         d
@@ -207,9 +211,9 @@ impl<'a> Decoding<'a> {
         let &(db, store) = self.allowed.as_ref()?.iter().min()?;
         Some(match store {
             // A store's records come first: the bare record prefix (index 1).
-            Some(store) => prefix_key(db, store, 1, None),
+            Some(store) => chrome::prefix_key(db, store, 1, None),
             // A database's metadata: the prefix and the first type byte.
-            None => prefix_key(db, 0, 0, Some(0)),
+            None => chrome::prefix_key(db, 0, 0, Some(0)),
         })
     }
 
@@ -247,72 +251,6 @@ fn idb_directory(path: &Path) -> Option<Db> {
     Db::open(parent_dir(path), opts)
         .ok()
         .filter(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME)
-}
-
-/// localStorage or sessionStorage, when the first keys of the database are all keys one
-/// of them writes and its version key is there.
-fn detect(db: &Db) -> Kind {
-    let Ok(mut view) = db.view() else {
-        return Kind::None;
-    };
-    view.seek_to_first();
-    let mut keys = Vec::new();
-    while view.valid() && keys.len() < 64 {
-        keys.push(view.key().to_vec());
-        view.next();
-    }
-    // Chrome writes its schema version key first of all: required, so that a database whose
-    // first keys merely look alike is not decoded as one of these.
-    let has = |k: &[u8]| matches!(db.get(k), Ok(Some(_)));
-    match dom_storage::detect(keys.iter().map(Vec::as_slice)) {
-        Some(StorageKind::Local) if has(b"VERSION") => Kind::Local,
-        Some(StorageKind::Session) if has(b"version") => Kind::Session,
-        _ => Kind::None,
-    }
-}
-
-/// The names: the global metadata (database names), then each database's metadata.
-fn catalog(db: &Db) -> Catalog {
-    let mut c = Catalog::default();
-    let Ok(mut view) = db.view() else {
-        return c;
-    };
-    view.seek_to_first();
-    while view.valid() && key_prefix(view.key()).is_some_and(|p| p.database == 0) {
-        c.observe(view.key(), view.value());
-        view.next();
-    }
-    let ids: Vec<i64> = c.databases.keys().copied().collect();
-    for id in ids {
-        view.seek(&prefix_key(id, 0, 0, Some(0)));
-        while view.valid()
-            && key_prefix(view.key()).is_some_and(|p| p.database == id && p.store == 0)
-        {
-            c.observe(view.key(), view.value());
-            view.next();
-        }
-    }
-    c
-}
-
-/// A key made of a prefix and an optional type byte (a bare database prefix is not a key
-/// Chromium writes, and its order puts such keys last: seeks start at well-formed keys).
-fn prefix_key(database: i64, store: i64, index: i64, type_byte: Option<u8>) -> Vec<u8> {
-    let mut k = Vec::new();
-    KeyPrefix {
-        database,
-        store,
-        index,
-    }
-    .encode_into(&mut k);
-    k.extend(type_byte);
-    k
-}
-
-/// `<origin>.indexeddb.blob` beside `<origin>.indexeddb.leveldb`.
-fn blob_dir(dir: &Path) -> Option<PathBuf> {
-    let name = dir.file_name()?.to_str()?;
-    Some(dir.with_file_name(blob_dir_name(name)?))
 }
 
 /// `--database` / `--store` as (database, store) pairs; an error names what exists when a
@@ -378,27 +316,4 @@ fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, 
         )));
     }
     Ok(Some(allowed))
-}
-
-/// sessionStorage's namespace records: map -> (namespaces, origin).
-fn session_maps(db: &Db) -> BTreeMap<i64, (Vec<String>, String)> {
-    let mut maps: BTreeMap<i64, (Vec<String>, String)> = BTreeMap::new();
-    let Ok(mut view) = db.view() else {
-        return maps;
-    };
-    view.seek(b"namespace-");
-    while view.valid() && view.key().starts_with(b"namespace-") {
-        if let Some(SessionStorageEntry::Namespace {
-            namespace,
-            origin,
-            map: Some(map),
-        }) = dom_storage::decode_session_storage(view.key(), view.value())
-        {
-            let e = maps.entry(map).or_default();
-            e.0.push(String::from_utf8_lossy(namespace).into_owned());
-            e.1 = String::from_utf8_lossy(origin).into_owned();
-        }
-        view.next();
-    }
-    maps
 }

@@ -1,21 +1,22 @@
 //! Chrome's storage from Python: IndexedDB object-store records with names and decoded
 //! values (`Db.indexeddb()`), localStorage and sessionStorage items as text
 //! (`Db.local_storage()`, `Db.session_storage()`), and `decode_v8()` for a value's bytes.
-//! Entries are read in batches with the GIL released (`scan::Batches`), then decoded and
-//! turned into `leveldb_table.chrome` objects.
+//! Entries are read in batches with the GIL released (`scan::Batches`); IndexedDB keys are
+//! decoded and values found (snappy, blob files) without the GIL too; then values are
+//! decoded and turned into `leveldb_table.chrome` objects.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::chrome::{idb_blob_list, idb_value, session_maps};
+use leveldb_table::db::chrome::{idb_blob_list, idb_value, session_maps, IdbValue};
 use leveldb_table::db::Db;
 use leveldb_table::dom_storage::{
     decode_local_storage, decode_session_storage, LocalStorageEntry, SessionStorageEntry,
     StorageText,
 };
-use leveldb_table::idb::{decode_key, Catalog, KeyBody};
+use leveldb_table::idb::{decode_key, Catalog, DecodedKey, KeyBody};
 use leveldb_table::v8value::{decode, HostObject, Object};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -87,6 +88,15 @@ pub struct IdbIter {
     ready: VecDeque<Py<PyAny>>,
 }
 
+/// An object-store record of a batch, prepared without the GIL: its key decoded, the filter
+/// applied, its serialized value found (snappy-decompressed, or read from its blob file).
+struct Prepared<'b> {
+    key: &'b [u8],
+    value: &'b [u8],
+    decoded: DecodedKey,
+    found: Result<IdbValue<'b>, String>,
+}
+
 impl IdbIter {
     /// Records of `db` read by `batches`.
     pub fn new(db: Arc<Db>, ctx: IdbContext, batches: Batches) -> Self {
@@ -98,38 +108,52 @@ impl IdbIter {
         }
     }
 
-    /// The record (`key`, `value`) as an `IdbRecord`, or `None` when it is not an
-    /// object-store record the filter keeps.
-    fn record(
-        db: &Arc<Db>,
+    /// The entry (`key`, `value`) prepared, or `None` when it is not an object-store record
+    /// the filter keeps. Rust only: runs with the GIL released.
+    fn prepare<'b>(
+        db: &Db,
         ctx: &IdbContext,
-        py: Python<'_>,
-        key: &[u8],
-        value: &[u8],
-    ) -> PyResult<Option<Py<PyAny>>> {
-        let Some(d) = decode_key(key) else {
-            return Ok(None);
-        };
-        let KeyBody::Record(k) = &d.body else {
-            return Ok(None);
-        };
-        let p = d.prefix;
+        key: &'b [u8],
+        value: &'b [u8],
+    ) -> Option<Prepared<'b>> {
+        let decoded = decode_key(key)?;
+        if !matches!(decoded.body, KeyBody::Record(_)) {
+            return None;
+        }
+        let p = decoded.prefix;
         if let Some(keep) = &ctx.keep {
             if !keep
                 .iter()
                 .any(|(db, st)| *db == p.database && st.is_none_or(|s| s == p.store))
             {
-                return Ok(None);
+                return None;
             }
         }
+        let found = idb_value(db, ctx.blob_dir.as_deref(), key, value);
+        Some(Prepared {
+            key,
+            value,
+            decoded,
+            found,
+        })
+    }
+
+    /// The prepared record as an `IdbRecord`: its value decoded and made Python objects.
+    fn record(
+        db: &Arc<Db>,
+        ctx: &IdbContext,
+        py: Python<'_>,
+        rec: Prepared<'_>,
+    ) -> PyResult<Py<PyAny>> {
+        let p = rec.decoded.prefix;
         let db_info = ctx.catalog.database(p.database);
         let store = ctx.catalog.store(p.database, p.store);
-        let key_obj = match k {
-            Some(k) => v8py::idb_key(py, k)?,
-            None => py.None().into_bound(py),
+        let key_obj = match &rec.decoded.body {
+            KeyBody::Record(Some(k)) => v8py::idb_key(py, k)?,
+            _ => py.None().into_bound(py),
         };
         let (mut data, mut error, mut version) = (py.None().into_bound(py), None, 0i64);
-        match idb_value(db, ctx.blob_dir.as_deref(), key, value) {
+        match rec.found {
             Err(e) => error = Some(e),
             Ok(v) => {
                 version = v.version;
@@ -146,8 +170,9 @@ impl IdbIter {
                                 )
                             )
                         });
+                        // Rare (values holding Blobs or Files): a lookup, without the GIL.
                         let looked_up = match (&v.blobs, needs_list) {
-                            (None, true) => idb_blob_list(db, key).ok(),
+                            (None, true) => py.detach(|| idb_blob_list(db, rec.key).ok()),
                             _ => None,
                         };
                         let blobs = BlobCtx {
@@ -169,10 +194,10 @@ impl IdbIter {
             value: data.unbind(),
             error,
             version,
-            raw_key: PyBytes::new(py, key).unbind(),
-            raw_value: PyBytes::new(py, value).unbind(),
+            raw_key: PyBytes::new(py, rec.key).unbind(),
+            raw_value: PyBytes::new(py, rec.value).unbind(),
         };
-        Ok(Some(Bound::new(py, rec)?.into_any().unbind()))
+        Ok(Bound::new(py, rec)?.into_any().unbind())
     }
 }
 
@@ -183,10 +208,24 @@ impl IdbIter {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let (db, ctx) = (&self.db, &self.ctx);
-        next_converted(&mut self.batches, &mut self.ready, py, |py, k, v| {
-            Self::record(db, ctx, py, k, v)
-        })
+        loop {
+            if let Some(r) = self.ready.pop_front() {
+                return Ok(Some(r));
+            }
+            let (db, ctx) = (&self.db, &self.ctx);
+            let Some(batch) = self.batches.next_batch(py)? else {
+                return Ok(None);
+            };
+            let prepared: Vec<Prepared<'_>> = py.detach(|| {
+                batch
+                    .entries()
+                    .filter_map(|(k, v)| Self::prepare(db, ctx, k, v))
+                    .collect()
+            });
+            for rec in prepared {
+                self.ready.push_back(Self::record(db, ctx, py, rec)?);
+            }
+        }
     }
 }
 

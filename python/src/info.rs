@@ -83,7 +83,8 @@ pub fn info<'py>(py: Python<'py>, db: &Db, dir: &Path) -> PyResult<Bound<'py, Py
     d.set_item("levels", levels)?;
     d.set_item("logs", logs)?;
     d.set_item("memtable_entries", db.memtable().len())?;
-    d.set_item("files_not_in_manifest", unlisted(db, dir))?;
+    // A directory listing: without the GIL.
+    d.set_item("files_not_in_manifest", py.detach(|| unlisted(db, dir)))?;
     d.set_item("notes", db.notes().to_vec())?;
     d.set_item("manifest_torn_tail", torn(py, db.manifest_torn_tail())?)?;
     d.set_item("damage", damage(py, db)?)?;

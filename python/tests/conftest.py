@@ -16,10 +16,23 @@ sys.path.insert(0, str(HERE))
 
 import dbgen  # noqa: E402  (python/tests/dbgen.py: the writer shared with the benchmark)
 
-# The database directories of testdata/ written by LevelDB or goleveldb (bytewise order,
-# so plyvel opens copies of them); testdata/idb/chromium is Chrome's (idb_cmp1), which
-# plyvel cannot open: it is checked against Chromium's own read-back.
-BYTEWISE_DIRS = sorted(p.parent for p in (TESTDATA / "db").glob("*/CURRENT"))
+
+
+def manifest_names_idb_cmp1(current):
+    """Whether the MANIFEST that `current` (a CURRENT file) names records Chrome's
+    IndexedDB order, idb_cmp1 (LevelDB writes the comparator's name into it as text)."""
+    manifest = current.parent / current.read_text().strip()
+    return b"idb_cmp1" in manifest.read_bytes()
+
+
+# Every database directory of testdata/: in LevelDB's bytewise order, those LevelDB and
+# goleveldb wrote (testdata/db/) and Chrome's localStorage and sessionStorage
+# (testdata/idb/values/); in Chrome's idb_cmp1 order, its IndexedDB directories (plyvel
+# opens them with idb_cmp1.py, and test_chrome.py checks them against Chromium's own
+# read-back too).
+ALL_DIRS = sorted(p.parent for p in TESTDATA.rglob("CURRENT"))
+BYTEWISE_DIRS = [p for p in ALL_DIRS if not manifest_names_idb_cmp1(p / "CURRENT")]
+IDB_DIRS = [p for p in ALL_DIRS if manifest_names_idb_cmp1(p / "CURRENT")]
 
 
 def dir_state(path):

@@ -199,3 +199,49 @@ def test_decode_v8_bytes():
     assert lt.decode_v8(data) == {"a": 1}
     with pytest.raises(ValueError):
         lt.decode_v8(data[:-3])
+
+
+# testdata/idb/chromium: the first fixture (testdata/idb/README.md): every IndexedDB key
+# type, deletions and overwrites in the live log over a flushed table; Chromium's cursors
+# read every store back in its order (chromium.expected.json).
+CHROMIUM = TESTDATA / "idb" / "chromium"
+CHROMIUM_EXPECTED = json.loads((TESTDATA / "idb" / "chromium.expected.json").read_text())
+
+
+def typed_key(k):
+    """A key of chromium.expected.json ({"type": ..., ...}) as Db.indexeddb() gives it."""
+    t = k["type"]
+    if t == "number":
+        v = k["value"]
+        return float(v) if isinstance(v, str) else v  # "Infinity", "-Infinity"
+    if t == "date":
+        return EPOCH + datetime.timedelta(milliseconds=k["ms"])
+    if t == "string":
+        return k["value"]
+    if t == "binary":
+        return bytes.fromhex(k["hex"])
+    if t == "array":
+        return [typed_key(x) for x in k["value"]]
+    raise AssertionError(f"unknown key type {t}")
+
+
+def test_chromium_fixture_reads_as_chromium_read_it_back():
+    stores = CHROMIUM_EXPECTED["stores"]
+    assert set(stores) == {"keys", "people", "auto", "bulk"}
+    rows = list(lt.Db(CHROMIUM).indexeddb())
+    assert {r.database for r in rows} == {CHROMIUM_EXPECTED["database"]}
+    for name, store in stores.items():
+        got = [(r.key, r.value) for r in rows if r.store == name]
+        want = [(typed_key(x["key"]), x["value"]) for x in store["records"]]
+        if name == "bulk":
+            # The page reads bulk's keys back, not its values: what it put (page.html,
+            # `put("b".repeat(900) + i, batch * 1000 + i)`, batch 0 kept).
+            assert all(v is None for _, v in want)
+            want = [(k, "b" * 900 + str(k)) for k, _ in want]
+        assert len(got) == len(want) > 0, name
+        for i, (g, w) in enumerate(zip(got, want)):
+            # type() too: 1 == 1.0 == True in Python, not in IndexedDB.
+            assert g == w and type(g[0]) is type(w[0]), f"{name} record {i}: {g!r} != {w!r}"
+        assert [(r.key, r.value) for r in lt.Db(CHROMIUM).indexeddb(store=name)] == got
+    assert {r.store for r in rows} == set(stores)
+    assert all(r.error is None for r in rows)

@@ -2,6 +2,7 @@
 directory of testdata/ and of a 1M-entry directory LevelDB wrote, forward, backward, in
 ranges and by point lookups; and the directory read is left byte for byte as it was."""
 
+import functools
 import itertools
 import random
 import shutil
@@ -10,13 +11,17 @@ import plyvel
 import pytest
 
 import dbgen
+import idb_cmp1
 import leveldb_table as lt
-from conftest import BYTEWISE_DIRS, dir_state
+from conftest import ALL_DIRS, BYTEWISE_DIRS, IDB_DIRS, dir_state
 
 
 def test_testdata_has_the_directories():
     names = {p.name for p in BYTEWISE_DIRS}
-    assert {"basic", "snapshot", "biglog", "goleveldb"} <= names
+    assert {"basic", "snapshot", "biglog", "goleveldb", "local_storage", "session_storage"} <= names
+    # Every directory is compared with plyvel here: in bytewise order or in idb_cmp1.
+    assert len(BYTEWISE_DIRS) + len(IDB_DIRS) == len(ALL_DIRS)
+    assert {p.name for p in IDB_DIRS} == {"chromium", "http_127.0.0.1_55229.indexeddb.leveldb"}
 
 
 def assert_same_stream(ours, theirs):
@@ -28,38 +33,65 @@ def assert_same_stream(ours, theirs):
     return n
 
 
-@pytest.mark.parametrize("src", BYTEWISE_DIRS, ids=lambda p: p.name)
-def test_testdata_directory_equals_plyvel(src, tmp_path):
+def compare_with_plyvel(src, tmp_path, plyvel_opts, bytewise):
+    """Every key and value of directory `src`, forward, backward, by lookups and in ranges,
+    against plyvel on a copy of it; and `src` left as it was."""
     copy = tmp_path / "copy"
     shutil.copytree(src, copy)
     before = dir_state(src)
-    ref = plyvel.DB(str(copy))
+    ref = plyvel.DB(str(copy), **plyvel_opts)
     try:
         expected = list(ref.iterator())
+        assert expected
         db = lt.Db(src)
         assert list(db.scan()) == expected
         assert list(db.scan(reverse=True)) == expected[::-1]
         for k, v in expected:
             assert db.get(k) == v
-        # Absent keys: between, before and after every present one.
-        for k, _ in expected:
-            for probe in (k + b"\x00", k[:-1]):
-                assert db.get(probe) == ref.get(probe)
-        # Ranges: bounds on keys and between them, both directions.
+        # Absent keys: between, before and after every present one (bytewise order only:
+        # such bytes are no IndexedDB keys).
+        if bytewise:
+            for k, _ in expected:
+                for probe in (k + b"\x00", k[:-1]):
+                    assert db.get(probe) == ref.get(probe)
+        # Ranges: bounds on keys (and between them), both directions.
         rng = random.Random(src.name)
         keys = [k for k, _ in expected]
         for _ in range(50):
-            a, b = sorted(rng.sample(keys, 2))
-            if rng.random() < 0.5:
+            a, b = rng.sample(keys, 2)
+            if keys.index(a) > keys.index(b):
+                a, b = b, a
+            if bytewise and rng.random() < 0.5:
                 a += b"\x00"
             want = list(ref.iterator(start=a, stop=b))
             assert list(db.scan(start=a, stop=b)) == want
             assert list(db.scan(start=a, stop=b, reverse=True)) == want[::-1]
-        assert list(db.scan(start=keys[-1] + b"\x00")) == []
         assert list(db.scan(stop=keys[0])) == []
+        if bytewise:
+            assert list(db.scan(start=keys[-1] + b"\x00")) == []
     finally:
         ref.close()
     assert dir_state(src) == before
+
+
+@pytest.mark.parametrize("src", BYTEWISE_DIRS, ids=lambda p: p.name)
+def test_testdata_directory_equals_plyvel(src, tmp_path):
+    compare_with_plyvel(src, tmp_path, {}, bytewise=True)
+
+
+@pytest.mark.parametrize("src", IDB_DIRS, ids=lambda p: p.name)
+def test_testdata_indexeddb_directory_equals_plyvel(src, tmp_path):
+    """Chrome's IndexedDB directories: C++ LevelDB opens them with idb_cmp1 written again in
+    Python (python/tests/idb_cmp1.py, from Chromium's source), merging their tables and logs
+    in that order; the reader's order is the library's own."""
+    keys = [k for k, _ in lt.Db(src).scan()]
+    # The order is not bytewise here, and the Python comparator understands every key.
+    assert sorted(keys) != keys
+    before = idb_cmp1.fallbacks
+    assert sorted(keys, key=functools.cmp_to_key(idb_cmp1.compare)) == keys
+    assert idb_cmp1.fallbacks == before
+    opts = {"comparator": idb_cmp1.compare, "comparator_name": b"idb_cmp1"}
+    compare_with_plyvel(src, tmp_path, opts, bytewise=False)
 
 
 def test_million_scan_equals_plyvel(million):

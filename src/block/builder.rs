@@ -10,7 +10,7 @@
 //! restart point), which is stored whole and listed in the restart array so readers can
 //! binary-search. An empty block is `00 00 00 00 01 00 00 00` (one restart at offset 0).
 
-use crate::util::coding;
+use crate::format::coding;
 
 /// Builds one block. Call protocol: `add*` then `finish`, then `reset` to start the next.
 #[derive(Debug, Clone)]

@@ -16,8 +16,8 @@ use std::cmp::Ordering;
 use bytes::Bytes;
 
 use crate::error::{BlockKind, Error, Result};
+use crate::format::coding;
 use crate::format::BlockHandle;
-use crate::util::coding;
 use crate::util::comparator::Comparator;
 
 /// An immutable, validated block. Cloning is cheap (the bytes are shared).
@@ -262,6 +262,7 @@ pub(crate) mod builder;
 mod iter;
 mod outline;
 mod search;
+pub(crate) mod stored;
 
 pub use iter::BlockIter;
 pub(crate) use outline::{BlockOutline, OutlineError};

@@ -22,7 +22,7 @@ use std::ops::Range;
 use super::{Block, RestartHints, RESTART_HINTS};
 use crate::compress::snappy_prefix::SnappyPrefix;
 use crate::compress::DecompressError;
-use crate::util::coding;
+use crate::format::coding;
 use crate::util::comparator::Comparator;
 
 /// Where a block's entries lie (see the module docs); 64 bytes.

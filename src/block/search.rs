@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use super::Block;
 use crate::error::Result;
-use crate::util::coding;
+use crate::format::coding;
 use crate::util::comparator::Comparator;
 
 /// Restart points a [`RestartHints`] holds: a 4 KiB block of 100-byte entries at LevelDB's

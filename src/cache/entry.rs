@@ -26,7 +26,7 @@ pub(crate) struct CachedBlock {
 }
 
 /// A holder of cache entries outside the cache: a table's lookup records, each of which
-/// may hold its block's entry for lookups that skip the cache (`table.rs`).
+/// may hold its block's entry for lookups that skip the cache (`table/records.rs`).
 pub(crate) trait SlotOwner: Send + Sync {
     /// The cache has let `entry` go: slot `index` must drop it if it holds it.
     fn release(&self, index: usize, entry: &Arc<CachedBlock>);

@@ -25,11 +25,11 @@ use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS, TARGET_FILE_SIZE};
 use crate::db::log_writer::LogWriter;
 use crate::db::version_edit::{NewFile, VersionEdit};
 use crate::error::{Error, Result};
+use crate::format::coding;
 use crate::format::TYPE_VALUE;
 use crate::internal_key;
 use crate::options::Options;
 use crate::table_builder::TableBuilder;
-use crate::util::coding;
 
 /// How a bulk build writes its tables.
 #[derive(Clone, Debug)]

@@ -192,7 +192,8 @@ pub fn idb_value<'a>(
 }
 
 /// localStorage or sessionStorage, when the first keys of `db` are all keys one of them
-/// writes ([`dom_storage::detect`]).
+/// writes ([`dom_storage::detect`]) and its schema version key is there (Chrome writes it
+/// first of all: a database whose first keys merely look alike is neither).
 pub fn detect_storage(db: &Db) -> Option<StorageKind> {
     let mut view = db.view().ok()?;
     view.seek_to_first();
@@ -201,7 +202,12 @@ pub fn detect_storage(db: &Db) -> Option<StorageKind> {
         keys.push(view.key().to_vec());
         view.next();
     }
-    dom_storage::detect(keys.iter().map(Vec::as_slice))
+    let has = |k: &[u8]| matches!(db.get(k), Ok(Some(_)));
+    match dom_storage::detect(keys.iter().map(Vec::as_slice))? {
+        StorageKind::Local if has(b"VERSION") => Some(StorageKind::Local),
+        StorageKind::Session if has(b"version") => Some(StorageKind::Session),
+        _ => None,
+    }
 }
 
 /// The namespaces (tabs' sessions) and origin of each map of a sessionStorage database.

@@ -21,7 +21,7 @@ use crate::db::format::{
     TAG_RETIRED_LARGE_VALUE_REF,
 };
 use crate::error::{Error, Result};
-use crate::util::coding::{self, get_length_prefixed_slice, get_varint32, get_varint64};
+use crate::format::coding::{self, get_length_prefixed_slice, get_varint32, get_varint64};
 
 /// A table added to a level.
 #[derive(Debug, Clone, PartialEq, Eq)]

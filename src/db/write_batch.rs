@@ -10,9 +10,9 @@
 
 use crate::db::format::WRITE_BATCH_HEADER;
 use crate::error::{Error, Result};
+use crate::format::coding::{self, get_length_prefixed_slice};
 use crate::format::{TYPE_DELETION, TYPE_VALUE};
 use crate::internal_key::ValueType;
-use crate::util::coding::{self, get_length_prefixed_slice};
 
 /// One record of a batch, with its sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,8 +19,8 @@
 use std::sync::Arc;
 
 use crate::filter::FilterPolicy;
+use crate::format::coding;
 use crate::format::FILTER_BASE_LG;
-use crate::util::coding;
 
 /// Builds a filter block. Call protocol: `(start_block add_key*)* finish`, with
 /// non-decreasing block offsets.

@@ -1,5 +1,6 @@
-//! On-disk constants, block handles and the footer (reading a block and its trailer is
-//! `block_read.rs`).
+//! On-disk constants, the fixed-width and varint encodings (`coding.rs`), block handles and
+//! the footer's layout. Reading a stored block is `block/stored.rs`; decoding the footer,
+//! with its errors, is `table/footer.rs`.
 //!
 //! ```text
 //! table file
@@ -21,10 +22,7 @@
 //! Every format constant of the crate lives in this module, each with the place in LevelDB
 //! (or the other writer) that defines it.
 
-use crate::util::coding;
-
-pub(crate) mod footer;
-pub(crate) mod stored_block;
+pub(crate) mod coding;
 
 /// Table magic number: `kTableMagicNumber` in LevelDB's `table/format.h` (the first 64 bits of
 /// the SHA-1 of `http://code.google.com/p/leveldb/`). Also RocksDB's legacy block-based magic.

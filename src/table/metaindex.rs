@@ -1,8 +1,8 @@
 //! The metaindex as read at open: its entries, bounded, and RocksDB's names in it.
 
+use crate::block::stored::{read_block, ReadBlockOptions};
 use crate::block::Block;
 use crate::error::{BlockKind, Error, Result, RocksDbFormat};
-use crate::format::stored_block::{read_block, ReadBlockOptions};
 use crate::format::BlockHandle;
 use crate::io::RandomAccess;
 use crate::util::comparator::BytewiseComparator;

@@ -24,6 +24,7 @@
 //! ```
 
 mod blocks;
+mod footer;
 mod in_place;
 pub(crate) mod iter;
 mod lookup;

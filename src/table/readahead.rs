@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 
+use crate::block::stored::check_handle;
 use crate::error::{BlockKind, Error, Result};
-use crate::format::footer::check_handle;
 use crate::format::{BlockHandle, BLOCK_TRAILER_LEN};
 use crate::io::RandomAccess;
 

@@ -11,6 +11,7 @@ use bytes::Bytes;
 
 use super::metaindex::{check_not_rocksdb, list_too_long, read_metaindex, LIST_ENTRY_BYTES};
 use super::records::{InPlace, Lookups};
+use crate::block::stored::{read_block, ReadBlockOptions};
 use crate::block::Block;
 use crate::cache::BlockCache;
 use crate::error::{BlockKind, Error, Result};
@@ -18,7 +19,6 @@ use crate::filter::block::FilterBlockReader;
 use crate::filter::{
     BloomFilterPolicy, CacheLocalBloomPolicy, FilterPolicy, LegacyBloomFilterPolicy,
 };
-use crate::format::stored_block::{read_block, ReadBlockOptions};
 use crate::format::{
     BlockHandle, Footer, BLOOM_POLICY_NAME, CACHE_LOCAL_BLOOM_NAME, FILTER_META_PREFIX, FOOTER_LEN,
     LEGACY_BLOOM_POLICY_NAME,

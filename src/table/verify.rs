@@ -4,9 +4,9 @@
 use std::cmp::Ordering;
 
 use super::reader::{FilterStatus, TableReader};
+use crate::block::stored::StoredBlock;
 use crate::block::Block;
 use crate::error::{BlockKind, Error};
-use crate::format::stored_block::StoredBlock;
 use crate::format::BlockHandle;
 use crate::internal_key;
 use crate::io::RandomAccess;

@@ -4,10 +4,10 @@
 use std::io::BufWriter;
 use std::path::Path;
 
+use crate::atomic_file::AtomicFile;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::table_builder::{TableBuilder, TableStats};
-use crate::util::atomic_file::AtomicFile;
 
 /// Builds a table at a path atomically: the bytes go to a temporary file in the target's
 /// directory, which is fsynced and renamed over the target by [`finish`](Self::finish)

@@ -72,7 +72,6 @@ pub struct TableBuilder<W: Write> {
 
 pub(crate) mod file;
 mod pipeline;
-pub mod refilter;
 use pipeline::{InFlight, Job, Pipeline, MAX_IN_FLIGHT};
 
 impl<W: Write> TableBuilder<W> {
@@ -319,14 +318,14 @@ impl<W: Write> TableBuilder<W> {
             .compressor
             .stored_form(self.compression, raw)
             .and_then(|(c, id)| {
-                let trailer = crate::format::stored_block::block_trailer(c, id);
+                let trailer = crate::block::stored::block_trailer(c, id);
                 write_stored(&mut self.writer, &mut self.offset, c, &trailer)
             });
         res.map_err(|e| self.fail(e.into()))
     }
 
     fn write_raw(&mut self, contents: &[u8], compression: u8) -> Result<BlockHandle> {
-        let trailer = crate::format::stored_block::block_trailer(contents, compression);
+        let trailer = crate::block::stored::block_trailer(contents, compression);
         write_stored(&mut self.writer, &mut self.offset, contents, &trailer)
             .map_err(|e| self.fail(e.into()))
     }

@@ -6,8 +6,9 @@ use std::collections::VecDeque;
 use std::sync::{mpsc, Mutex};
 use std::thread;
 
+use crate::block::stored::block_trailer;
 use crate::compress::{self, Compression};
-use crate::format::{self, stored_block::block_trailer};
+use crate::format;
 
 /// Blocks in flight beyond which `flush` waits for the helper thread (64 KiB of 4 KiB
 /// blocks): enough that the builder rarely waits for a helper that is slow to wake.

@@ -2,8 +2,6 @@
 //! hash, the comparator contract), and the crate's contact with the operating system
 //! (atomic file replacement, memory maps and memory advice).
 
-pub(crate) mod atomic_file;
-pub(crate) mod coding;
 pub(crate) mod comparator;
 pub(crate) mod crc32c;
 pub(crate) mod hash;

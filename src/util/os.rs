@@ -77,7 +77,7 @@ pub(crate) fn advise_huge_pages<T>(mem: &mut [T]) {
 /// Asks the CPU to start loading every 64-byte line of `bytes` into its caches, without
 /// waiting for them: a later pass over the bytes (a checksum, a decompression) then finds
 /// them arriving, while the work in between (the cache's admission check, with its own
-/// misses) goes on. A load-based prefetch ([`touch_lines`](crate::block::touch_lines))
+/// misses) goes on. A load-based prefetch (`touch_lines` in the block module)
 /// cannot do that across a lock, which waits for every earlier load.
 #[inline]
 #[allow(unsafe_code)]

@@ -7,7 +7,7 @@ use super::format::*;
 use super::value::Decoded;
 
 /// Decodes a value Blink serialized (`SerializedScriptValue`: what IndexedDB stores once
-/// unwrapped, see [`idb::unwrap_value`](crate::idb::unwrap_value)): Blink's envelope when
+/// unwrapped, see `idb::unwrap_value`): Blink's envelope when
 /// present, V8's header, then one value. Bytes after the value (Blink's trailer) do not
 /// belong to it, as for V8.
 ///

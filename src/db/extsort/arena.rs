@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use crate::error::{Error, Result};
-use crate::util::coding;
+use crate::format::coding;
 
 /// An entry in the arena: where its key starts, the key's and value's lengths, and (while
 /// sorting) the 8 key bytes after the run's common prefix, big-endian.

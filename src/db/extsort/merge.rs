@@ -9,7 +9,7 @@ use std::sync::mpsc;
 
 use super::arena::{key_cmp, Arena, Rec};
 use crate::error::{Error, Result};
-use crate::util::coding;
+use crate::format::coding;
 
 /// A spilled run being merged: its reader and its current entry.
 struct Run {

@@ -21,9 +21,9 @@
 use std::cmp::Ordering;
 
 use crate::db::version::FileMeta;
+use crate::format::coding;
 use crate::internal_key;
 use crate::search::index::prefix_map;
-use crate::util::coding;
 
 /// The search aid of one level (see the module documentation).
 pub(super) struct LevelSearch {

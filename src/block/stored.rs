@@ -16,10 +16,9 @@ use bytes::Bytes;
 use crate::compress::BufferPool;
 use crate::compress::{self, CompressionProfile};
 use crate::error::{BlockKind, Error, Result};
-use crate::format::footer::check_handle;
+use crate::format::coding;
 use crate::format::{BlockHandle, BLOCK_TRAILER_LEN, COMPRESSION_NONE};
 use crate::io::RandomAccess;
-use crate::util::coding;
 use crate::util::crc32c;
 
 /// A block's bytes as read from the file, after checksum and decompression.
@@ -201,4 +200,19 @@ pub fn block_trailer(block: &[u8], compression: u8) -> [u8; BLOCK_TRAILER_LEN] {
     let crc = crc32c::extend(crc32c::value(block), &[compression]);
     let m = crc32c::mask(crc).to_le_bytes();
     [compression, m[0], m[1], m[2], m[3]]
+}
+
+/// Checks that `handle` (plus its trailer) lies inside the first `data_end` bytes of the file.
+///
+/// # Errors
+/// [`Error::BadBlockHandle`] when it does not; nothing has been allocated at that point.
+pub fn check_handle(handle: BlockHandle, kind: BlockKind, data_end: u64) -> Result<()> {
+    match handle.end_with_trailer() {
+        Some(end) if end <= data_end => Ok(()),
+        _ => Err(Error::BadBlockHandle {
+            kind,
+            handle,
+            limit: data_end,
+        }),
+    }
 }

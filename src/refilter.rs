@@ -21,12 +21,12 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::block::builder::BlockBuilder;
+use crate::block::stored::{ReadBlockOptions, StoredBlock};
 use crate::block::Block;
 use crate::compress::CompressionProfile;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::block::FilterBlockBuilder;
 use crate::filter::FilterPolicy;
-use crate::format::stored_block::{ReadBlockOptions, StoredBlock};
 use crate::format::{BlockHandle, Footer, BLOCK_TRAILER_LEN, COMPRESSION_NONE, FILTER_META_PREFIX};
 use crate::internal_key::InternalFilterPolicy;
 use crate::io::RandomAccess;
@@ -125,7 +125,7 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
         }
         // Every block must lie inside the file before the footer (a read is never asked
         // for more than the file holds).
-        crate::format::footer::check_handle(handle, BlockKind::Data, table.data_end())?;
+        crate::block::stored::check_handle(handle, BlockKind::Data, table.data_end())?;
         at = handle.offset + handle.size + BLOCK_TRAILER_LEN as u64;
         handles.push(handle);
         idx.next();
@@ -184,7 +184,7 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
             size: block.len() as u64,
         };
         out.write_all(block)?;
-        out.write_all(&crate::format::stored_block::block_trailer(
+        out.write_all(&crate::block::stored::block_trailer(
             block,
             COMPRESSION_NONE,
         ))?;

@@ -1,9 +1,9 @@
-//! Decoding the footer and checking block handles, with errors that say what is wrong and
-//! where (the byte layouts and constants are in `format.rs`, which knows nothing of errors).
+//! Decoding the footer, with errors that say what is wrong and where (the byte layout and
+//! constants are in the format module, which knows nothing of errors).
 
-use crate::error::{BlockKind, Error, Result, RocksDbFormat};
+use crate::error::{Error, Result, RocksDbFormat};
+use crate::format::coding;
 use crate::format::{self, BlockHandle, Footer, FOOTER_LEN, TABLE_MAGIC};
-use crate::util::coding;
 
 impl Footer {
     /// Decodes the last 48 bytes of a table of `file_size` bytes whose footer is `buf`.
@@ -28,21 +28,6 @@ impl Footer {
     }
 }
 
-/// Checks that `handle` (plus its trailer) lies inside the first `data_end` bytes of the file.
-///
-/// # Errors
-/// [`Error::BadBlockHandle`] when it does not; nothing has been allocated at that point.
-pub fn check_handle(handle: BlockHandle, kind: BlockKind, data_end: u64) -> Result<()> {
-    match handle.end_with_trailer() {
-        Some(end) if end <= data_end => Ok(()),
-        _ => Err(Error::BadBlockHandle {
-            kind,
-            handle,
-            limit: data_end,
-        }),
-    }
-}
-
 /// How many bytes were cut off a table whose last bytes are the start of the magic (1 to 7),
 /// or `None`. At least 3 bytes of the magic must be there (a cut of 1 to 5 bytes), so
 /// that random bytes are not taken for a truncation.
@@ -57,7 +42,7 @@ fn truncated_by(footer: &[u8; FOOTER_LEN]) -> Option<u64> {
 fn classify_bad_magic(magic: u64, footer: &[u8; FOOTER_LEN], file_size: u64) -> Error {
     let version = || {
         let at = FOOTER_LEN - format::ROCKSDB_FOOTER_VERSION_FROM_END;
-        Some(crate::util::coding::decode_fixed32(&footer[at..at + 4]))
+        Some(crate::format::coding::decode_fixed32(&footer[at..at + 4]))
     };
     match magic {
         format::ROCKSDB_BLOCK_BASED_MAGIC => Error::RocksDb {
