@@ -214,11 +214,19 @@ pub fn unhex(s: &[u8]) -> Result<Vec<u8>, String> {
 /// Appends `bytes` with printable ASCII kept and everything else escaped: `\xNN`, and `\\`
 /// and `\'` for the backslash and the quote, so the text is unambiguous.
 pub fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &b in bytes {
+    let plain = |b: u8| matches!(b, 0x20..=0x7e) && b != b'\\' && b != b'\'';
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        // Runs of plain bytes are copied at once.
+        let run = rest.iter().position(|&b| !plain(b)).unwrap_or(rest.len());
+        out.extend_from_slice(&rest[..run]);
+        let Some((&b, tail)) = rest[run..].split_first() else {
+            break;
+        };
+        rest = tail;
         match b {
             b'\\' => out.extend_from_slice(b"\\\\"),
             b'\'' => out.extend_from_slice(b"\\'"),
-            0x20..=0x7e => out.push(b),
             _ => {
                 out.extend_from_slice(b"\\x");
                 out.push(HEX[(b >> 4) as usize]);

@@ -9,8 +9,6 @@
 
 mod blocks;
 mod bloom;
-mod bloom_counting;
-mod bloom_io;
 mod build;
 mod common;
 mod db;

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use redis::Value;
 
 use super::bits::{Many, Set};
+use super::dense::{OrWhole, Plan};
 use super::encode;
+use super::pipe::Batch;
 use super::{expired, wait_ms, Durability, RedisAddSummary, RedisBloomFilter, RESERVE_LUA};
 use crate::error::{Error, Result};
 use crate::format::{MAX_LAYERS, MAX_LAYER_FILL};
@@ -136,9 +138,23 @@ impl RedisBloomFilter {
             let Some(layer) = cache.get(top as usize) else {
                 return Ok(());
             };
+            // Bitmaps with many of the batch's keys are OR-ed whole; the rest key by key.
+            let plan = Plan::new(layer, keys);
+            let mut whole = OrWhole::new(layer, &plan, &mut new);
+            if whole.len() > 0 {
+                pipe.run(topo, &mut whole, "EVAL or", opts.retry_for)?;
+            }
+            flipped += whole.flipped;
+            let items: Vec<u32> = (0..keys.len() as u32)
+                .filter(|&i| !plan.is_whole(i as usize))
+                .collect();
+            if items.is_empty() {
+                return Ok(());
+            }
             let mut set = Set {
                 keys,
                 layer,
+                items: &items,
                 flipped: 0,
                 new: &mut new,
             };

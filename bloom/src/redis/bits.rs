@@ -8,6 +8,7 @@ use super::encode::{array, bulk, bulk_u64};
 use super::pipe::Batch;
 use super::topology::key_slot;
 use crate::hash::{layer_seed, KeyHash};
+
 use crate::scalable::LayerGeometry;
 
 /// A layer's size and how it is split into bitmaps.
@@ -63,9 +64,39 @@ impl LayerKeys {
     }
 
     /// The key's hash in this layer and its bitmap.
-    fn locate(&self, key: &[u8]) -> (KeyHash, usize) {
+    pub fn locate(&self, key: &[u8]) -> (KeyHash, usize) {
         let h = KeyHash::new(key, self.seed);
         (h, h.pick(self.layer.bitmaps) as usize)
+    }
+
+    /// Bitmap `b`'s Redis key and slot.
+    pub fn bitmap(&self, b: usize) -> (&[u8], u16) {
+        let name = self.names.get(b).map_or(&[][..], |n| &n[..]);
+        (name, self.slots.get(b).copied().unwrap_or(0))
+    }
+
+    /// Whether every bit of the key hashed `h` is set in `bitmap` (the bytes of a bitmap as
+    /// `GET` returns them: bit p is bit 7 - p % 8 of byte p / 8, missing bytes are 0).
+    pub fn all_set(&self, h: &KeyHash, bitmap: &[u8]) -> bool {
+        (0..self.layer.geometry.k).all(|j| {
+            let p = h.bit(j, self.layer.bitmap_bits);
+            let byte = bitmap.get((p / 8) as usize).copied().unwrap_or(0);
+            byte & (0x80 >> (p % 8)) != 0
+        })
+    }
+
+    /// Sets the bits of the key hashed `h` in `bitmap` (whole-size); true when one was 0.
+    pub fn set_all(&self, h: &KeyHash, bitmap: &mut [u8]) -> bool {
+        let mut changed = false;
+        for j in 0..self.layer.geometry.k {
+            let p = h.bit(j, self.layer.bitmap_bits);
+            if let Some(byte) = bitmap.get_mut((p / 8) as usize) {
+                let mask = 0x80 >> (p % 8);
+                changed |= *byte & mask == 0;
+                *byte |= mask;
+            }
+        }
+        changed
     }
 
     /// The bitmap's name and bit offsets for `key`.
@@ -121,18 +152,21 @@ fn ints(v: &Value) -> std::result::Result<&[Value], String> {
     }
 }
 
-/// Probes keys in layers: `found[key]` when some layer has all its bits set.
+/// Probes keys in layers: `found[key]` when some layer has all its bits set. `items` lists
+/// the (key, layer) pairs to send, as `key * layers + layer`.
 pub(super) struct Probe<'a> {
     pub keys: &'a [&'a [u8]],
     pub layers: &'a [LayerKeys],
+    pub items: &'a [u32],
     pub found: &'a mut [bool],
 }
 
 impl Batch for Probe<'_> {
     fn len(&self) -> usize {
-        self.keys.len() * self.layers.len()
+        self.items.len()
     }
     fn encode(&mut self, i: usize, out: &mut Vec<u8>) -> u16 {
+        let i = self.items.get(i).map_or(usize::MAX, |&i| i as usize);
         let per = self.layers.len().max(1);
         match (self.keys.get(i / per), self.layers.get(i % per)) {
             (Some(key), Some(l)) => l.encode(key, false, out),
@@ -140,6 +174,7 @@ impl Batch for Probe<'_> {
         }
     }
     fn reply(&mut self, i: usize, v: Value) -> std::result::Result<(), String> {
+        let i = self.items.get(i).map_or(usize::MAX, |&i| i as usize);
         let items = ints(&v)?;
         if !items.is_empty() && items.iter().all(|b| matches!(b, Value::Int(1))) {
             if let Some(f) = self.found.get_mut(i / self.layers.len().max(1)) {
@@ -154,25 +189,29 @@ impl Batch for Probe<'_> {
 }
 
 /// Sets keys' bits in one layer, counting the bits that went from 0 to 1; `new[i]` when key
-/// `i` changed a bit (it was not in the layer before), kept across repeated runs.
+/// `i` changed a bit (it was not in the layer before), kept across repeated runs. `items`
+/// lists the keys to send.
 pub(super) struct Set<'a> {
     pub keys: &'a [&'a [u8]],
     pub layer: &'a LayerKeys,
+    pub items: &'a [u32],
     pub flipped: u64,
     pub new: &'a mut [bool],
 }
 
 impl Batch for Set<'_> {
     fn len(&self) -> usize {
-        self.keys.len()
+        self.items.len()
     }
     fn encode(&mut self, i: usize, out: &mut Vec<u8>) -> u16 {
+        let i = self.items.get(i).map_or(usize::MAX, |&i| i as usize);
         match self.keys.get(i) {
             Some(key) => self.layer.encode(key, true, out),
             None => 0,
         }
     }
     fn reply(&mut self, i: usize, v: Value) -> std::result::Result<(), String> {
+        let i = self.items.get(i).map_or(usize::MAX, |&i| i as usize);
         // The last bit (from the INCRBY 0), then the old value of each bit.
         let items = ints(&v)?;
         let flipped = items

@@ -19,7 +19,10 @@
 //! ```
 //!
 //! Steps per batch of N keys, each one pipeline per node (`pipe.rs`: grouped by the master
-//! serving each bitmap's slot, sent in windows while the last window's replies are read):
+//! serving each bitmap's slot, sent in windows while the last window's replies are read).
+//! A bitmap that holds many of the batch's keys is moved whole instead of one command per
+//! key (`dense.rs`: `GET` for a check, an OR script that returns the old bits for an add);
+//! the per-key commands are:
 //! - check: `HGET layers`, then a `BITFIELD_RO key GET u1 p ...` per key and layer;
 //! - add: a probe of the layers older than the newest (none while there is one); `EVAL
 //!   reserve` on the metadata, which hands out room in the newest layer or opens the next one;
@@ -35,6 +38,7 @@
 
 mod add;
 mod bits;
+mod dense;
 mod encode;
 mod meta;
 mod pipe;
@@ -49,7 +53,9 @@ use crate::error::{Error, Result};
 use crate::format::{MAX_LAYERS, REDIS_FORMAT_VERSION};
 use crate::scalable::ScalableParams;
 use bits::{bitmap_key, LayerKeys, Many, Probe, RedisLayer};
+use dense::{GetWhole, Plan};
 use meta::{field, meta_key, INIT_LUA, RESERVE_LUA};
+use pipe::Batch;
 use pipe::{server_error_text, Pipe};
 use topology::Topology;
 
@@ -394,9 +400,24 @@ impl RedisBloomFilter {
         } = self;
         let end = (layers.end as usize).min(cache.len());
         let layers = &cache[(layers.start as usize).min(end)..end];
+        // Bitmaps with many of the batch's keys are read whole; the rest key by key.
+        let plans: Vec<Plan> = layers.iter().map(|l| Plan::new(l, keys)).collect();
+        let mut whole = GetWhole::new(layers, &plans, found);
+        if whole.len() > 0 {
+            pipe.run(topo, &mut whole, "GET", opts.retry_for)?;
+        }
+        let per = layers.len();
+        let items: Vec<u32> = (0..keys.len() * per)
+            .filter(|&i| !plans[i % per].is_whole(i / per))
+            .map(|i| i as u32)
+            .collect();
+        if items.is_empty() {
+            return Ok(());
+        }
         let mut probe = Probe {
             keys,
             layers,
+            items: &items,
             found,
         };
         pipe.run(topo, &mut probe, "BITFIELD_RO", opts.retry_for)

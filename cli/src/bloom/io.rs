@@ -6,8 +6,10 @@ use std::io::{self, Read, Write};
 
 use crate::common::{self, Failure};
 
-/// Keys per batch handed to the filter (a Redis batch is pipelined in windows inside).
-pub const BATCH: usize = 16_384;
+/// Keys per batch handed to the filter (a Redis batch is pipelined in windows inside). Large,
+/// so that each Redis step's round trips are shared by many keys and a bitmap holding many
+/// of a batch's keys is moved whole (`sst-bloom`'s `redis/dense.rs`).
+pub const BATCH: usize = 65_536;
 /// Bytes read from stdin at a time.
 const CHUNK: usize = 4 << 20;
 

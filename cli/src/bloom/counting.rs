@@ -5,8 +5,8 @@
 use serde_json::json;
 use sst_bloom::{CountingBloomFilter, Error};
 
-use crate::bloom::{merge, print_json, where_json, Action, KeyArgs, Target};
-use crate::bloom_io::{self, for_each_batch, push_row, write_rows};
+use super::io::{self, for_each_batch, push_row, write_rows};
+use super::target::{merge, print_json, where_json, KeyArgs, Target};
 use crate::common::{self, CmdResult, Failure, LinesFormat, EXIT_FAIL, EXIT_OK};
 use crate::output::RowsOut;
 
@@ -42,7 +42,7 @@ fn save(t: &Target, f: &CountingBloomFilter) -> Result<(), Failure> {
     }
 }
 
-fn run_add(a: &KeyArgs) -> CmdResult {
+pub fn run_add(a: &KeyArgs) -> CmdResult {
     let t = &a.target;
     let mut f = open(t, true)?;
     let mut keys = 0u64;
@@ -61,7 +61,7 @@ fn run_add(a: &KeyArgs) -> CmdResult {
     Ok(EXIT_OK)
 }
 
-fn run_remove(a: &KeyArgs) -> CmdResult {
+pub fn run_remove(a: &KeyArgs) -> CmdResult {
     let t = &a.target;
     let mut f = open(t, false)?;
     let (mut keys, mut removed, mut absent) = (0u64, 0u64, 0u64);
@@ -99,11 +99,11 @@ fn run_remove(a: &KeyArgs) -> CmdResult {
     Ok(if absent == 0 { EXIT_OK } else { EXIT_FAIL })
 }
 
-fn run_check(a: &KeyArgs, format: LinesFormat) -> CmdResult {
+pub fn run_check(a: &KeyArgs, format: LinesFormat) -> CmdResult {
     let t = &a.target;
     let f = open(t, false)?;
     let json = matches!(format, LinesFormat::Jsonl | LinesFormat::Json);
-    let mut out = RowsOut::new(bloom_io::out(), format);
+    let mut out = RowsOut::new(io::out(), format);
     let mut all = true;
     let mut rows = Vec::with_capacity(1 << 20);
     let r = for_each_batch(a.hex, |batch| {
@@ -119,7 +119,7 @@ fn run_check(a: &KeyArgs, format: LinesFormat) -> CmdResult {
     Ok(if all { EXIT_OK } else { EXIT_FAIL })
 }
 
-fn run_info(t: &Target) -> CmdResult {
+pub fn run_info(t: &Target) -> CmdResult {
     let f = open(t, false)?;
     let fill = f.nonzero() as f64 / f.counters().max(1) as f64;
     print_json(&merge(
@@ -138,13 +138,4 @@ fn run_info(t: &Target) -> CmdResult {
         }),
     ))?;
     Ok(EXIT_OK)
-}
-
-pub fn run(a: &crate::bloom::Args) -> CmdResult {
-    match &a.action {
-        Action::Add(k) => run_add(k),
-        Action::Remove(k) => run_remove(k),
-        Action::Check(c) => run_check(&c.keys, c.format),
-        Action::Info(t) => run_info(t),
-    }
 }

@@ -1,0 +1,211 @@
+//! `sst bloom add|check|info` on a scalable bloom filter shared through Redis or a Redis
+//! Cluster (`--redis URL[,URL...] [--cluster] --name NAME`) or kept in a local file
+//! (`--file PATH`), fed keys one per line on stdin.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sst_bloom::{
+    Durability, Error, LayerInfo, RedisBloomFilter, RedisOptions, ScalableBloomFilter,
+    ScalableParams, Servers,
+};
+
+use super::io::{self, for_each_batch, push_row, write_rows};
+use super::target::{merge, print_json, where_json, CheckArgs, KeyArgs, Target};
+use crate::common::{CmdResult, Failure, LinesFormat, EXIT_FAIL, EXIT_OK};
+use crate::output::RowsOut;
+
+/// An opened scalable filter.
+enum Store {
+    Redis(Box<RedisBloomFilter>),
+    File {
+        path: PathBuf,
+        filter: ScalableBloomFilter,
+    },
+}
+
+impl Target {
+    fn redis_options(&self) -> RedisOptions {
+        let d = RedisOptions::default();
+        RedisOptions {
+            durability: match self.wait_replicas {
+                Some(count) => Durability::Replicas {
+                    count,
+                    timeout: Duration::from_millis(self.wait_timeout_ms.max(1)),
+                },
+                None => Durability::Primary,
+            },
+            bitmap_bits: self.bitmap_bits.unwrap_or(d.bitmap_bits),
+            ..d
+        }
+    }
+
+    /// Opens the filter; `create` allows creating a missing one.
+    fn open(&self, create: bool) -> Result<Store, Failure> {
+        self.open_err(create).map_err(|e| self.describe(&e))
+    }
+
+    fn open_err(&self, create: bool) -> Result<Store, Error> {
+        self.params().validate()?;
+        if let Some(path) = &self.file {
+            let name = path.display().to_string();
+            let filter = match ScalableBloomFilter::load(path) {
+                Ok(f) => {
+                    let p = f.params();
+                    self.compare(&name, p.capacity, p.fp_rate)?;
+                    f
+                }
+                Err(Error::Io { source, .. })
+                    if create && source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    ScalableBloomFilter::new(self.params())?
+                }
+                Err(e) => return Err(e),
+            };
+            return Ok(Store::File {
+                path: path.clone(),
+                filter,
+            });
+        }
+        let (Some(list), Some(name)) = (&self.redis, &self.name) else {
+            return Err(Error::InvalidArgument("--redis needs --name".into()));
+        };
+        let servers = Servers::parse(list, self.cluster)?;
+        let opts = self.redis_options();
+        let f = match RedisBloomFilter::open_on(&servers, name, &opts) {
+            Ok(f) => {
+                let p = f.params();
+                self.compare(name, p.capacity, p.fp_rate)?;
+                f
+            }
+            Err(Error::NotFound { .. }) if create => {
+                RedisBloomFilter::create_or_open_on(&servers, name, self.params(), &opts)?
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Store::Redis(Box::new(f)))
+    }
+}
+
+impl Store {
+    /// Adds a batch: (added, already present).
+    fn add(&mut self, keys: &[&[u8]]) -> Result<(u64, u64), Error> {
+        match self {
+            Store::Redis(f) => {
+                let s = f.add(keys)?;
+                Ok((s.added, s.present))
+            }
+            Store::File { filter, .. } => {
+                let mut added = 0;
+                for k in keys {
+                    added += u64::from(filter.add(k)?);
+                }
+                Ok((added, keys.len() as u64 - added))
+            }
+        }
+    }
+
+    fn check(&mut self, keys: &[&[u8]], out: &mut Vec<bool>) -> Result<(), Error> {
+        match self {
+            Store::Redis(f) => f.check_into(keys, out),
+            Store::File { filter, .. } => {
+                out.clear();
+                out.extend(keys.iter().map(|k| filter.may_contain(k)));
+                Ok(())
+            }
+        }
+    }
+
+    fn info(&mut self) -> Result<(ScalableParams, Vec<LayerInfo>), Error> {
+        match self {
+            Store::Redis(f) => Ok((f.params(), f.layers()?)),
+            Store::File { filter, .. } => Ok((filter.params(), filter.layers())),
+        }
+    }
+
+    fn save(&self) -> Result<(), Error> {
+        match self {
+            Store::Redis(_) => Ok(()),
+            Store::File { path, filter } => filter.save(path),
+        }
+    }
+}
+
+pub fn run_add(a: &KeyArgs) -> CmdResult {
+    let t = &a.target;
+    let mut store = t.open(true)?;
+    let (mut keys, mut added, mut present) = (0u64, 0u64, 0u64);
+    for_each_batch(a.hex, |batch| {
+        let (ad, pr) = store.add(batch).map_err(|e| t.describe(&e))?;
+        keys += batch.len() as u64;
+        added += ad;
+        present += pr;
+        Ok(())
+    })?;
+    store.save().map_err(|e| t.describe(&e))?;
+    let (_, layers) = store.info().map_err(|e| t.describe(&e))?;
+    print_json(&merge(
+        where_json(t),
+        json!({"keys": keys, "added": added, "present": present, "layers": layers.len()}),
+    ))?;
+    Ok(EXIT_OK)
+}
+
+pub fn run_check(a: &CheckArgs) -> CmdResult {
+    let t = &a.keys.target;
+    let mut store = t.open(false)?;
+    let json = matches!(a.format, LinesFormat::Jsonl | LinesFormat::Json);
+    let mut out = RowsOut::new(io::out(), a.format);
+    let mut all = true;
+    let mut answers = Vec::new();
+    let mut rows = Vec::with_capacity(1 << 20);
+    let r = for_each_batch(a.keys.hex, |batch| {
+        store
+            .check(batch, &mut answers)
+            .map_err(|e| t.describe(&e))?;
+        for (key, &maybe) in batch.iter().zip(&answers) {
+            all &= maybe;
+            push_row(&mut rows, key, a.keys.hex, json, "maybe", maybe);
+        }
+        write_rows(&mut out, &mut rows)
+    });
+    out.finish()?;
+    r?;
+    Ok(if all { EXIT_OK } else { EXIT_FAIL })
+}
+
+pub fn run_info(t: &Target) -> CmdResult {
+    let mut store = t.open(false)?;
+    let (params, layers) = store.info().map_err(|e| t.describe(&e))?;
+    let rows: Vec<Value> = layers
+        .iter()
+        .map(|l| {
+            json!({
+                "capacity": l.capacity,
+                "fp_rate": l.fp_rate,
+                "bits": l.bits,
+                "k": l.k,
+                "items": l.items,
+                "bits_set": l.bits_set,
+                "fill": l.fill(),
+                "estimated_fp_rate": l.estimated_fp_rate(),
+            })
+        })
+        .collect();
+    let estimated = LayerInfo::compound_fp_rate(&layers);
+    print_json(&merge(
+        where_json(t),
+        json!({
+            "store": if t.file.is_some() { "file" } else { "redis" },
+            "capacity": params.capacity,
+            "fp_rate": params.fp_rate,
+            "growth": params.growth,
+            "ratio": params.ratio,
+            "items": layers.iter().map(|l| l.items).sum::<u64>(),
+            "layers": rows,
+            "estimated_fp_rate": estimated,
+        }),
+    ))?;
+    Ok(EXIT_OK)
+}
