@@ -34,14 +34,16 @@ pub fn for_each_batch(
             .map_err(|e| Failure::error(format!("<stdin>: read error: {e}")))?;
         buf.truncate(start + n);
         eof = n == 0;
-        // Whole lines only, unless the input ends without a final newline.
+        // Whole lines only, until the input ends (maybe without a final newline).
         let whole = match buf.iter().rposition(|&b| b == b'\n') {
+            _ if eof => buf.len(),
             Some(i) => i + 1,
-            None if eof => buf.len(),
             None => continue,
         };
         let mut lines: Vec<&[u8]> = Vec::with_capacity(BATCH);
         let mut rest = &buf[..whole];
+        // Bytes of `buf` whose lines have gone to `f`.
+        let mut done = 0;
         while !rest.is_empty() {
             let (line, tail) = match rest.iter().position(|&b| b == b'\n') {
                 Some(i) => (&rest[..i], &rest[i + 1..]),
@@ -61,9 +63,13 @@ pub fn for_each_batch(
                     &mut f,
                 )?;
                 lines.clear();
+                done = whole - rest.len();
             }
         }
-        if !lines.is_empty() {
+        // A short batch at the end of a chunk waits for the next chunk's lines (a Redis
+        // batch costs about the same short or full: whole bitmaps are fetched), unless the
+        // input ended or it is already a chunk's worth of bytes (long keys).
+        if !lines.is_empty() && (eof || whole - done >= CHUNK) {
             run(
                 hex,
                 &lines,
@@ -73,8 +79,11 @@ pub fn for_each_batch(
                 &mut key,
                 &mut f,
             )?;
+            done = whole;
+        } else {
+            line_no -= lines.len() as u64;
         }
-        buf.drain(..whole);
+        buf.drain(..done);
     }
     Ok(())
 }

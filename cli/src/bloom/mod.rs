@@ -2,10 +2,12 @@
 //! Cluster (`--redis URL[,URL...] [--cluster] --name NAME`) or kept in a local file
 //! (`--file PATH`), or a counting filter in a file (`--counting --file PATH`), fed keys one
 //! per line on stdin. The flags all subcommands share are in `target.rs`, the stdin and
-//! stdout hot path in `io.rs`; `scalable.rs` and `counting.rs` run the two kinds of filter.
+//! stdout hot path in `io.rs` (and `rows.rs`, a Redis check's rows written on a thread of
+//! their own); `scalable.rs` and `counting.rs` run the two kinds of filter.
 
 mod counting;
 mod io;
+mod rows;
 mod scalable;
 mod target;
 

@@ -12,6 +12,7 @@ use sst_bloom::{
 };
 
 use super::io::{self, for_each_batch, push_row, write_rows};
+use super::rows::check_rows;
 use super::target::{merge, print_json, where_json, CheckArgs, KeyArgs, Target};
 use crate::common::{CmdResult, Failure, LinesFormat, EXIT_FAIL, EXIT_OK};
 use crate::output::RowsOut;
@@ -155,6 +156,13 @@ pub fn run_add(a: &KeyArgs) -> CmdResult {
 pub fn run_check(a: &CheckArgs) -> CmdResult {
     let t = &a.keys.target;
     let mut store = t.open(false)?;
+    if matches!(store, Store::Redis(_)) {
+        // Rows written on a thread of their own, during the next batch's round trips.
+        let all = check_rows(a.keys.hex, a.format, "maybe", |batch, answers| {
+            store.check(batch, answers).map_err(|e| t.describe(&e))
+        })?;
+        return Ok(if all { EXIT_OK } else { EXIT_FAIL });
+    }
     let json = matches!(a.format, LinesFormat::Jsonl | LinesFormat::Json);
     let mut out = RowsOut::new(io::out(), a.format);
     let mut all = true;
