@@ -161,8 +161,10 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.data_handle = Some(handle);
     }
 
-    /// After a data-cursor move: picks up its error, or moves on past empty blocks.
-    fn skip_empty_forward(&mut self) {
+    /// After a data-cursor move: picks up its error, or moves on past empty blocks, to the
+    /// next block's first entry (`forward`) or the previous block's last.
+    #[inline]
+    fn skip_empty(&mut self, forward: bool) {
         loop {
             if self.err.is_some() {
                 return;
@@ -181,37 +183,18 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
                 self.data = None;
                 return;
             }
-            self.index.next();
+            if forward {
+                self.index.next();
+            } else {
+                self.index.prev();
+            }
             self.init_data_block();
             if let Some(d) = self.data.as_mut() {
-                d.seek_to_first();
-            }
-        }
-    }
-
-    fn skip_empty_backward(&mut self) {
-        loop {
-            if self.err.is_some() {
-                return;
-            }
-            match self.data.as_mut() {
-                Some(d) if d.valid() => return,
-                Some(d) => {
-                    if let Some(e) = d.take_error() {
-                        self.set_error(e);
-                        return;
-                    }
+                if forward {
+                    d.seek_to_first();
+                } else {
+                    d.seek_to_last();
                 }
-                None => {}
-            }
-            if !self.index.valid() {
-                self.data = None;
-                return;
-            }
-            self.index.prev();
-            self.init_data_block();
-            if let Some(d) = self.data.as_mut() {
-                d.seek_to_last();
             }
         }
     }
@@ -225,7 +208,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if let Some(d) = self.data.as_mut() {
             d.seek_to_first();
         }
-        self.skip_empty_forward();
+        self.skip_empty(true);
     }
 
     /// Moves to the last entry.
@@ -237,7 +220,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if let Some(d) = self.data.as_mut() {
             d.seek_to_last();
         }
-        self.skip_empty_backward();
+        self.skip_empty(false);
     }
 
     /// Moves to the first entry whose key is `>= target` (a table key).
@@ -249,7 +232,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if let Some(d) = self.data.as_mut() {
             d.seek(target);
         }
-        self.skip_empty_forward();
+        self.skip_empty(true);
     }
 
     /// Moves to the next entry.
@@ -266,7 +249,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
                 return;
             }
         }
-        self.skip_empty_forward();
+        self.skip_empty(true);
     }
 
     /// Moves to the previous entry.
@@ -278,7 +261,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         if let Some(d) = self.data.as_mut() {
             d.prev();
         }
-        self.skip_empty_backward();
+        self.skip_empty(false);
     }
 
     /// Every entry from the first, as a std iterator of owned pairs. An error is yielded
