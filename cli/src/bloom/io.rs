@@ -17,9 +17,17 @@ const CHUNK: usize = 4 << 20;
 /// the keys to `f` in batches of at most [`BATCH`].
 pub fn for_each_batch(
     hex: bool,
+    f: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    batches(io::stdin().lock(), hex, f)
+}
+
+/// [`for_each_batch`] on any input.
+fn batches(
+    mut input: impl Read,
+    hex: bool,
     mut f: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let mut input = io::stdin().lock();
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
     // Decoded hex keys and where each one ends.
     let mut decoded: Vec<u8> = Vec::new();
@@ -208,6 +216,42 @@ pub fn write_rows(out: &mut impl Write, rows: &mut Vec<u8>) -> Result<(), Failur
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The batches of `input`: their sizes and their lines in order.
+    fn split(input: &[u8]) -> (Vec<usize>, Vec<Vec<u8>>) {
+        let (mut sizes, mut lines) = (Vec::new(), Vec::new());
+        batches(input, false, |b| {
+            sizes.push(b.len());
+            lines.extend(b.iter().map(|k| k.to_vec()));
+            Ok(())
+        })
+        .expect("batches");
+        (sizes, lines)
+    }
+
+    #[test]
+    fn batches_are_full_across_chunks() {
+        // About 1.5 MiB per batch: several chunks, none on a batch boundary.
+        let keys: Vec<Vec<u8>> = (0..200_000)
+            .map(|i| format!("key:{i:019}").into_bytes())
+            .collect();
+        for last_newline in [true, false] {
+            let mut input = keys.join(&b'\n');
+            if last_newline {
+                input.push(b'\n');
+            }
+            let (sizes, lines) = split(&input);
+            assert_eq!(lines, keys);
+            assert_eq!(sizes, [BATCH, BATCH, BATCH, 200_000 - 3 * BATCH]);
+        }
+        // Long keys: a batch is cut once it holds a chunk's worth of bytes.
+        let long: Vec<Vec<u8>> = (0..20_000)
+            .map(|i| format!("{i:0999}").into_bytes())
+            .collect();
+        let (sizes, lines) = split(&long.join(&b'\n'));
+        assert_eq!(lines, long);
+        assert!(sizes.len() > 1 && sizes.iter().all(|&n| n < BATCH));
+    }
 
     #[test]
     fn json_rows_match_serde_json() {
