@@ -6,6 +6,7 @@
 //! under `a` may name a path into `b` while a file under `b` names a path into `a`. Every
 //! `crate::` or `super::` path counts, in code and in doc links alike (a doc link is a
 //! reference a reader follows); only what follows a file's first `#[cfg(test)]` is left out.
+//! And no file of those crates is over 500 lines (the style guide's limit).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -173,4 +174,24 @@ fn the_sibling_rule_sees_doc_links_and_super_paths() {
     g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
     g.insert("b".to_string(), BTreeSet::from(["a".to_string()]));
     assert_eq!(circles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+}
+
+#[test]
+fn no_file_of_the_library_or_the_cli_is_over_500_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    let mut seen = 0;
+    for src in ["src", "cli/src", "bloom/src", "python/src"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(src), &mut files);
+        for f in files {
+            seen += 1;
+            let lines = fs::read_to_string(&f).unwrap().lines().count();
+            if lines > 500 {
+                long.push(format!("{} ({lines})", f.display()));
+            }
+        }
+    }
+    assert!(seen > 100, "only {seen} files found");
+    assert!(long.is_empty(), "files over 500 lines: {long:?}");
 }
