@@ -362,3 +362,44 @@ fn whole_bitmap_and_per_key_paths_agree() {
     assert_eq!(layers.len(), 1);
     assert_eq!(layers[0].items, added + s.added);
 }
+
+/// The URL's password and database are used: `AUTH` before anything else, the filter's keys
+/// in the database named, a wrong password an error that names `AUTH`.
+#[test]
+fn url_password_and_database_are_used() {
+    let server = RedisServer::start();
+    let mut admin = redis::Client::open(server.url())
+        .expect("client")
+        .get_connection()
+        .expect("connect");
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("requirepass")
+        .arg("s3cret")
+        .query(&mut admin)
+        .expect("set a password");
+    let url = format!("redis://:s3cret@127.0.0.1:{}/3", server.port);
+    let mut f = RedisBloomFilter::create_or_open(&url, "authed", params(10_000, 0.01))
+        .expect("create with the password");
+    let added = keys("a", 0..2_000);
+    let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
+    f.add(&refs).expect("add");
+    assert!(f.check(&refs).expect("check").iter().all(|&m| m));
+    // The keys are in database 3, none in 0.
+    let mut db = |n: i64| -> Vec<String> {
+        let _: () = redis::cmd("SELECT").arg(n).query(&mut admin).expect("select");
+        redis::cmd("KEYS")
+            .arg("*authed*")
+            .query(&mut admin)
+            .expect("keys")
+    };
+    // (The admin connection stays authenticated across CONFIG SET requirepass.)
+    assert!(!db(3).is_empty());
+    assert!(db(0).is_empty());
+    // A wrong password is an error naming AUTH, not a filter.
+    let bad = format!("redis://:wrong@127.0.0.1:{}/3", server.port);
+    let err = RedisBloomFilter::create_or_open(&bad, "authed", params(10_000, 0.01))
+        .err()
+        .expect("a wrong password fails");
+    assert!(err.to_string().contains("AUTH"), "{err}");
+}

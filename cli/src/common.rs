@@ -211,10 +211,25 @@ pub fn unhex(s: &[u8]) -> Result<Vec<u8>, String> {
     Ok(v)
 }
 
+/// A byte [`push_escaped`] copies as it is: printable ASCII but the backslash and the quote.
+fn plain(b: u8) -> bool {
+    matches!(b, 0x20..=0x7e) && b != b'\\' && b != b'\''
+}
+
+/// Whether [`push_escaped`] copies `bytes` unchanged. Every byte is tested, without an early
+/// exit, which the compiler vectorizes.
+pub fn all_plain(bytes: &[u8]) -> bool {
+    bytes.iter().fold(true, |all, &b| all & plain(b))
+}
+
 /// Appends `bytes` with printable ASCII kept and everything else escaped: `\xNN`, and `\\`
 /// and `\'` for the backslash and the quote, so the text is unambiguous.
 pub fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
-    let plain = |b: u8| matches!(b, 0x20..=0x7e) && b != b'\\' && b != b'\'';
+    // Most keys need no escape: one test, then one copy.
+    if all_plain(bytes) {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let mut rest = bytes;
     while !rest.is_empty() {
         // Runs of plain bytes are copied at once.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use redis::Value;
 
 use super::bits::{Many, Set};
-use super::dense::{OrWhole, Plan};
+use super::dense::{OrWhole, Plan, Step};
 use super::encode;
 use super::pipe::Batch;
 use super::{expired, wait_ms, Durability, RedisAddSummary, RedisBloomFilter, RESERVE_LUA};
@@ -139,7 +139,7 @@ impl RedisBloomFilter {
                 return Ok(());
             };
             // Bitmaps with many of the batch's keys are OR-ed whole; the rest key by key.
-            let plan = Plan::new(layer, keys);
+            let plan = Plan::new(layer, keys, Step::Add);
             let mut whole = OrWhole::new(layer, &plan, &mut new);
             if whole.len() > 0 {
                 pipe.run(topo, &mut whole, "EVAL or", opts.retry_for)?;

@@ -5,8 +5,10 @@
 //! keys' answers are worked out here exactly as `BITFIELD SET`'s old bits would give them.
 //!
 //! ```text
-//! whole(bitmap) when keys_on_it * (24 k + 48) >= bitmap bytes
-//!               (the per-key commands and replies would move at least one bitmap's bytes)
+//! whole(bitmap) when keys_on_it * key_cost >= bitmap bytes, key_cost (bitmap bytes that
+//!               cost as much time as one key's command, measured, see `Step::key_cost`):
+//!               check 512 (k + 1), add 64 (k + 2): at k = 8 and 1 Mbit bitmaps, 29 and
+//!               205 keys on a bitmap
 //! check: GET bloom:NAME:I:B                      -> each key's k bits tested here
 //! add:   EVAL OR_LUA 2 bloom:NAME:I:B {bloom:NAME:I:B}:or DELTA
 //!          old = GET KEYS[1]; SET KEYS[2] DELTA PX 60000;
@@ -36,6 +38,36 @@ redis.call('DEL', KEYS[2])
 return old
 ";
 
+/// What a batch does with a layer's bitmaps: the per-key and whole forms of the two steps
+/// cost different amounts, so each has its own break-even.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// `BITFIELD_RO` per key, or `GET` of the bitmap.
+    Check,
+    /// `BITFIELD ... SET` per key, or the OR script on the bitmap.
+    Add,
+}
+
+impl Step {
+    /// The bitmap bytes whose whole step takes as long as one key's per-key command, for
+    /// `k` probes a key.
+    ///
+    /// Measured on one local redis-server 7.0 (loopback, 1 Mbit bitmaps, k = 8; the library
+    /// bench `redis_bloom_bench` with one batch of N keys, each path forced, median of 5;
+    /// docs/bloom.md, "Whole bitmaps"): a per-key `BITFIELD_RO` costs 2.4 us of the batch's
+    /// time and a bitmap's `GET` 70 us, so one key is worth about 4,500 bytes of `GET`; a
+    /// per-key `BITFIELD SET` 3.3 us and a bitmap's OR script (a `GET`, a `SET` and a `BITOP`
+    /// of it) 0.67 ms, about 650 bytes. The per-key commands grow with k (their arguments and
+    /// replies), the bitmap steps do not.
+    fn key_cost(self, k: u32) -> u64 {
+        let k = u64::from(k);
+        match self {
+            Step::Check => 512 * (k + 1),
+            Step::Add => 64 * (k + 2),
+        }
+    }
+}
+
 /// Where a batch's keys fall in one layer, and which bitmaps go whole.
 pub(super) struct Plan {
     /// Each key's hash and bitmap.
@@ -47,8 +79,8 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// Locates `keys` in `layer`.
-    pub fn new(layer: &LayerKeys, keys: &[&[u8]]) -> Plan {
+    /// Locates `keys` in `layer` for `step`.
+    pub fn new(layer: &LayerKeys, keys: &[&[u8]], step: Step) -> Plan {
         let nb = layer.layer.bitmaps as usize;
         let mut count = vec![0u64; nb];
         let at: Vec<(KeyHash, u32)> = keys
@@ -63,7 +95,7 @@ impl Plan {
                 *c += 1;
             }
         }
-        let per_key = 24 * u64::from(layer.layer.geometry.k) + 48;
+        let per_key = step.key_cost(layer.layer.geometry.k);
         let bytes = layer.layer.bitmap_bits / 8;
         let mut whole = vec![u32::MAX; nb];
         let mut bitmaps = Vec::new();

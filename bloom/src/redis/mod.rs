@@ -38,6 +38,7 @@
 
 mod add;
 mod bits;
+mod conn;
 mod dense;
 mod encode;
 mod meta;
@@ -53,10 +54,10 @@ use crate::error::{Error, Result};
 use crate::format::{MAX_LAYERS, REDIS_FORMAT_VERSION};
 use crate::scalable::ScalableParams;
 use bits::{bitmap_key, LayerKeys, Many, Probe, RedisLayer};
-use dense::{GetWhole, Plan};
+use conn::server_error_text;
+use dense::{GetWhole, Plan, Step};
 use meta::{field, meta_key, INIT_LUA, RESERVE_LUA};
-use pipe::Batch;
-use pipe::{server_error_text, Pipe};
+use pipe::{Batch, Pipe};
 use topology::Topology;
 
 pub use servers::{Durability, RedisOptions, RedisStats, Servers};
@@ -401,7 +402,10 @@ impl RedisBloomFilter {
         let end = (layers.end as usize).min(cache.len());
         let layers = &cache[(layers.start as usize).min(end)..end];
         // Bitmaps with many of the batch's keys are read whole; the rest key by key.
-        let plans: Vec<Plan> = layers.iter().map(|l| Plan::new(l, keys)).collect();
+        let plans: Vec<Plan> = layers
+            .iter()
+            .map(|l| Plan::new(l, keys, Step::Check))
+            .collect();
         let mut whole = GetWhole::new(layers, &plans, found);
         if whole.len() > 0 {
             pipe.run(topo, &mut whole, "GET", opts.retry_for)?;

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use redis::Value;
 
+use super::conn::server_error_text;
 use super::encode;
 use super::servers::RedisStats;
 use super::topology::{Topology, NO_NODE};
@@ -354,13 +355,5 @@ impl Pipe {
             }
         }
         Ok(())
-    }
-}
-
-/// An error reply as Redis wrote it (`WRONGTYPE Operation against a key ...`).
-pub(super) fn server_error_text(code: &str, details: Option<&str>) -> String {
-    match details {
-        Some(d) => format!("{code} {d}"),
-        None => code.to_string(),
     }
 }

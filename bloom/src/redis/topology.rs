@@ -1,6 +1,6 @@
 //! Which server holds which key: one server (every slot is node 0), or a Redis Cluster's
 //! slot map read with `CLUSTER SLOTS` and read again after `MOVED`, a failover or a lost
-//! connection. One `redis::Connection` per master, opened when first needed.
+//! connection. One connection ([`Conn`]) per master, opened when first needed.
 //!
 //! ```text
 //! slot(key) = CRC16-XMODEM(tag or key) mod 16384, tag = the bytes between the first '{'
@@ -10,8 +10,9 @@
 
 use std::time::Duration;
 
-use redis::{Client, Connection, ConnectionAddr, ConnectionInfo, IntoConnectionInfo, Value};
+use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo, Value};
 
+use super::conn::Conn;
 use super::servers::Servers;
 use crate::error::{Error, Result};
 
@@ -39,7 +40,7 @@ pub(super) struct Node {
     pub addr: String,
     host: String,
     port: u16,
-    con: Option<Connection>,
+    con: Option<Conn>,
     /// Bumped each time the connection is replaced: writes acknowledged on an older
     /// connection are not covered by a `WAIT` on the new one.
     pub generation: u64,
@@ -147,25 +148,14 @@ impl Topology {
     }
 
     /// The open connection to `node`, connecting when there is none.
-    pub fn connection(&mut self, node: usize) -> Result<&mut Connection> {
-        let template = &self.template;
-        let timeout = self.io_timeout;
+    pub fn connection(&mut self, node: usize) -> Result<&mut Conn> {
         let n = self
             .nodes
             .get_mut(node)
             .ok_or_else(|| redis_err("connect", None, "no such node"))?;
         if n.con.is_none() {
-            let info = ConnectionInfo {
-                addr: ConnectionAddr::Tcp(n.host.clone(), n.port),
-                redis: template.redis.clone(),
-            };
-            let open = || -> redis::RedisResult<Connection> {
-                let con = Client::open(info)?.get_connection_with_timeout(timeout)?;
-                con.set_read_timeout(Some(timeout))?;
-                con.set_write_timeout(Some(timeout))?;
-                Ok(con)
-            };
-            let con = open().map_err(|e| redis_err("connect", Some(&n.addr), e))?;
+            let con = Conn::open(&n.host, n.port, &self.template.redis, self.io_timeout)
+                .map_err(|e| redis_err("connect", Some(&n.addr), e))?;
             n.generation += 1;
             n.con = Some(con);
         }
@@ -178,7 +168,7 @@ impl Topology {
     pub fn send(&mut self, node: usize, bytes: &[u8]) -> Result<()> {
         let sent = self
             .connection(node)?
-            .send_packed_command(bytes)
+            .send(bytes)
             .map_err(|e| e.to_string());
         sent.map_err(|e| {
             self.drop_connection(node);
@@ -189,7 +179,7 @@ impl Topology {
     /// Reads one reply from `node`; on failure the connection is dropped.
     pub fn recv(&mut self, node: usize) -> Result<Value> {
         let got = match self.nodes.get_mut(node).and_then(|n| n.con.as_mut()) {
-            Some(con) => con.recv_response().map_err(|e| e.to_string()),
+            Some(con) => con.recv().map_err(|e| e.to_string()),
             None => Err("connection lost".to_string()),
         };
         got.map_err(|e| {
@@ -242,9 +232,7 @@ impl Topology {
             }
             tried.push(node);
             let reply = self.connection(node).and_then(|con| {
-                redis::cmd("CLUSTER")
-                    .arg("SLOTS")
-                    .query::<Value>(con)
+                con.query(redis::cmd("CLUSTER").arg("SLOTS"))
                     .map_err(|e| redis_err("CLUSTER SLOTS", None, e))
             });
             match reply.and_then(|v| self.apply_slots(node, &v)) {

@@ -7,7 +7,7 @@
 use std::sync::mpsc;
 use std::thread;
 
-use super::io::{self, for_each_batch, push_row, write_rows};
+use super::io::{self, for_each_batch, push_rows, write_rows};
 use crate::common::{Failure, LinesFormat};
 use crate::output::RowsOut;
 
@@ -23,21 +23,27 @@ struct Checked {
     answers: Vec<bool>,
 }
 
-/// Reads the keys on stdin (hex-decoded with `hex`) in batches, answers each batch with
-/// `check` (one answer per key, into the vector given) and writes one row per key in `format`
-/// (`field` names the answer, as in [`push_row`]). Returns whether every answer was yes.
+/// Reads the keys on stdin (hex-decoded with `hex`) in batches, answers each batch with the
+/// checker `open` returns (one answer per key, into the vector given) and writes one row per
+/// key in `format` (`field` names the answer, as in [`io::push_row`]). Returns whether every
+/// answer was yes.
 ///
-/// Three threads overlap the work: one reads and splits stdin, this one runs `check` (the
-/// Redis round trips), one formats and writes the rows of the batches already answered.
-/// Errors as on one thread: the rows of the batches answered before a failing read or `check`
-/// are written and the output is finished before the failure is returned; a write error (a
-/// broken pipe too) stops the run and is returned, ahead of any other.
-pub fn check_rows(
+/// Three threads overlap the work: one reads and splits stdin, from before `open` runs (so
+/// the first batch is ready when the filter is), this one opens the filter and runs the
+/// checks (the Redis round trips), one formats and writes the rows of the batches already
+/// answered. Errors as on one thread: a failing `open` is returned before anything is
+/// written; the rows of the batches answered before a failing read or check are written and
+/// the output is finished before the failure is returned; a write error (a broken pipe too)
+/// stops the run and is returned, ahead of any other.
+pub fn check_rows<C>(
     hex: bool,
     format: LinesFormat,
     field: &'static str,
-    mut check: impl FnMut(&[&[u8]], &mut Vec<bool>) -> Result<(), Failure>,
-) -> Result<bool, Failure> {
+    open: impl FnOnce() -> Result<C, Failure>,
+) -> Result<bool, Failure>
+where
+    C: FnMut(&[&[u8]], &mut Vec<bool>) -> Result<(), Failure>,
+{
     let json = matches!(format, LinesFormat::Jsonl | LinesFormat::Json);
     let (to_checker, read) = mpsc::sync_channel::<Checked>(1);
     let (to_writer, answered) = mpsc::sync_channel::<Checked>(1);
@@ -64,15 +70,12 @@ pub fn check_rows(
             to_checker.send(c).map_err(|_| stopped())
         })
     });
+    let mut check = open()?;
     let writer = thread::spawn(move || {
         let mut out = RowsOut::new(io::out(), format);
         let mut rows = Vec::with_capacity(1 << 20);
         let r = answered.iter().try_for_each(|c| {
-            let mut at = 0;
-            for (&end, &yes) in c.ends.iter().zip(&c.answers) {
-                push_row(&mut rows, &c.keys[at..end], hex, json, field, yes);
-                at = end;
-            }
+            push_rows(&mut rows, &c.keys, &c.ends, &c.answers, (hex, json), field);
             write_rows(&mut out, &mut rows)?;
             // The reader is gone after the last batch or a failure: the buffer is dropped.
             let _ = give_back.send(c);

@@ -155,14 +155,18 @@ pub fn run_add(a: &KeyArgs) -> CmdResult {
 
 pub fn run_check(a: &CheckArgs) -> CmdResult {
     let t = &a.keys.target;
-    let mut store = t.open(false)?;
-    if matches!(store, Store::Redis(_)) {
-        // Rows written on a thread of their own, during the next batch's round trips.
-        let all = check_rows(a.keys.hex, a.format, "maybe", |batch, answers| {
-            store.check(batch, answers).map_err(|e| t.describe(&e))
+    if t.file.is_none() {
+        // Stdin read from before the filter is opened, rows written on a thread of their
+        // own during the next batch's round trips.
+        let all = check_rows(a.keys.hex, a.format, "maybe", || {
+            let mut store = t.open(false)?;
+            Ok(move |batch: &[&[u8]], answers: &mut Vec<bool>| {
+                store.check(batch, answers).map_err(|e| t.describe(&e))
+            })
         })?;
         return Ok(if all { EXIT_OK } else { EXIT_FAIL });
     }
+    let mut store = t.open(false)?;
     let json = matches!(a.format, LinesFormat::Jsonl | LinesFormat::Json);
     let mut out = RowsOut::new(io::out(), a.format);
     let mut all = true;
