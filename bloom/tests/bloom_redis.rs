@@ -387,7 +387,10 @@ fn url_password_and_database_are_used() {
     assert!(f.check(&refs).expect("check").iter().all(|&m| m));
     // The keys are in database 3, none in 0.
     let mut db = |n: i64| -> Vec<String> {
-        let _: () = redis::cmd("SELECT").arg(n).query(&mut admin).expect("select");
+        let _: () = redis::cmd("SELECT")
+            .arg(n)
+            .query(&mut admin)
+            .expect("select");
         redis::cmd("KEYS")
             .arg("*authed*")
             .query(&mut admin)
@@ -398,8 +401,8 @@ fn url_password_and_database_are_used() {
     assert!(db(0).is_empty());
     // A wrong password is an error naming AUTH, not a filter.
     let bad = format!("redis://:wrong@127.0.0.1:{}/3", server.port);
-    let err = RedisBloomFilter::create_or_open(&bad, "authed", params(10_000, 0.01))
-        .err()
-        .expect("a wrong password fails");
+    let Err(err) = RedisBloomFilter::create_or_open(&bad, "authed", params(10_000, 0.01)) else {
+        panic!("a wrong password was accepted");
+    };
     assert!(err.to_string().contains("AUTH"), "{err}");
 }

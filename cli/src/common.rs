@@ -212,7 +212,7 @@ pub fn unhex(s: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// A byte [`push_escaped`] copies as it is: printable ASCII but the backslash and the quote.
-fn plain(b: u8) -> bool {
+pub fn plain(b: u8) -> bool {
     matches!(b, 0x20..=0x7e) && b != b'\\' && b != b'\''
 }
 

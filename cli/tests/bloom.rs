@@ -285,3 +285,53 @@ fn unreachable_redis_is_exit_2_naming_the_command() {
         "{err}"
     );
 }
+
+/// A check of several batches (taken in turn by the checkers, each with its own connection)
+/// answers every key in input order: the added keys `maybe`, the others mostly `absent`; the
+/// same in text, JSON lines and hex.
+#[test]
+fn checks_of_many_batches_answer_in_input_order() {
+    let server = RedisServer::start();
+    let url = server.url();
+    let target = ["--redis", url.as_str(), "--name", "order"];
+    let keys: Vec<String> = (0..300_000).map(|i| format!("order:{i:07}")).collect();
+    let added: Vec<String> = keys.iter().step_by(2).cloned().collect();
+    let mut args = vec!["bloom", "add"];
+    args.extend(target);
+    args.extend(["--capacity", "500000"]);
+    assert_eq!(json(&sst(&args, &lines(&added)))["added"], 150_000);
+
+    let check = |extra: &[&str], input: Vec<u8>| -> Output {
+        let mut args = vec!["bloom", "check"];
+        args.extend(target);
+        args.extend(extra);
+        let out = finish(spawn(&args), input);
+        assert_eq!(out.status.code(), Some(1), "some keys are absent");
+        out
+    };
+    let text = check(&[], lines(&keys));
+    let rows: Vec<&[u8]> = text.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(rows.len(), keys.len() + 1);
+    let mut false_positives = 0;
+    for (i, (row, key)) in rows.iter().zip(&keys).enumerate() {
+        let absent = format!("absent\t'{key}'");
+        if i % 2 == 0 || row != &absent.as_bytes() {
+            assert_eq!(*row, format!("maybe\t'{key}'").as_bytes(), "row {i}");
+        }
+        false_positives += usize::from(i % 2 == 1 && row.starts_with(b"maybe"));
+    }
+    assert!(false_positives < 150_000 / 50, "{false_positives}");
+
+    let rows = jsonl(&check(&["--format", "jsonl"], lines(&keys)));
+    assert_eq!(rows.len(), keys.len());
+    let hex: Vec<String> = keys.iter().map(|k| hex::encode(k)).collect();
+    let hex_rows = jsonl(&check(&["--hex", "--format", "jsonl"], lines(&hex)));
+    for (i, key) in keys.iter().enumerate() {
+        assert_eq!(rows[i]["key"], key.as_str(), "row {i}");
+        assert_eq!(hex_rows[i]["key"], hex[i].as_str(), "row {i}");
+        assert_eq!(rows[i]["maybe"], hex_rows[i]["maybe"], "row {i}");
+        if i % 2 == 0 {
+            assert_eq!(rows[i]["maybe"], true, "row {i}");
+        }
+    }
+}

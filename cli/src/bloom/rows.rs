@@ -1,58 +1,78 @@
 //! `sst bloom check` on Redis in three overlapping steps: a thread reads and splits stdin,
 //! this one runs the batches' Redis round trips, a thread formats and writes the rows of the
-//! batches already answered. A batch's keys are copied into one of a few recycled buffers
-//! (no allocation per key) that goes from step to step over channels, with the answers; the
-//! rows come out in input order, byte for byte as `io::push_row` writes them on one thread.
+//! batches already answered. A batch's lines are copied at once into one of a few recycled
+//! buffers (no allocation or copy per key) that goes from step to step over channels, with
+//! the answers; the rows come out in input order, byte for byte as `io::push_row` writes
+//! them on one thread.
 
 use std::sync::mpsc;
 use std::thread;
 
-use super::io::{self, for_each_batch, push_rows, write_rows};
+use super::io::{self, for_each_lines, push_rows, write_rows, Lines};
 use crate::common::{Failure, LinesFormat};
 use crate::output::RowsOut;
 
-/// Buffers in flight: one being filled with keys, one being checked, one being written and
-/// one queued before each of the last two.
-const BUFFERS: usize = 5;
+/// Checkers, each with its own connections, taking the batches in turn.
+pub const CHECKERS: usize = 2;
+/// Buffers in flight: one being filled with keys, one being checked and one queued for each
+/// checker, one being written.
+const BUFFERS: usize = 2 + 2 * CHECKERS;
 
-/// One batch: the keys back to back, where each one ends, and (once checked) the answers.
+/// One batch: the bytes of its lines, where each key is in them, and (once checked) the
+/// answers.
 #[derive(Default)]
 struct Checked {
-    keys: Vec<u8>,
-    ends: Vec<usize>,
+    bytes: Vec<u8>,
+    spans: Vec<(usize, usize)>,
     answers: Vec<bool>,
 }
 
-/// Reads the keys on stdin (hex-decoded with `hex`) in batches, answers each batch with the
+impl Checked {
+    fn lines(&self) -> Lines<'_> {
+        Lines {
+            bytes: &self.bytes,
+            spans: &self.spans,
+        }
+    }
+}
+
+/// Reads the keys on stdin (hex-decoded with `hex`) in batches, answers each batch with a
 /// checker `open` returns (one answer per key, into the vector given) and writes one row per
 /// key in `format` (`field` names the answer, as in [`io::push_row`]). Returns whether every
 /// answer was yes.
 ///
-/// Three threads overlap the work: one reads and splits stdin, from before `open` runs (so
-/// the first batch is ready when the filter is), this one opens the filter and runs the
-/// checks (the Redis round trips), one formats and writes the rows of the batches already
-/// answered. Errors as on one thread: a failing `open` is returned before anything is
-/// written; the rows of the batches answered before a failing read or check are written and
-/// the output is finished before the failure is returned; a write error (a broken pipe too)
-/// stops the run and is returned, ahead of any other.
+/// The work overlaps on threads: one reads and splits stdin, from before `open` runs (so the
+/// first batch is ready when the filter is); [`CHECKERS`] checkers, each opened by `open`
+/// (its own connections), take the batches in turn, so that one batch's bitmaps are tested
+/// here while the server sends the next one's; one thread formats and writes the rows of the
+/// batches answered, in input order. Errors as on one thread: a failing first `open` is
+/// returned before anything is written; the rows of the batches answered before a failing
+/// read, open or check are written and the output is finished before the failure is
+/// returned; a write error (a broken pipe too) stops the run and is returned, ahead of any
+/// other.
 pub fn check_rows<C>(
     hex: bool,
     format: LinesFormat,
     field: &'static str,
-    open: impl FnOnce() -> Result<C, Failure>,
+    open: impl Fn() -> Result<C, Failure> + Sync,
 ) -> Result<bool, Failure>
 where
-    C: FnMut(&[&[u8]], &mut Vec<bool>) -> Result<(), Failure>,
+    C: FnMut(&[&[u8]], &mut Vec<bool>) -> Result<(), Failure> + Send,
 {
     let json = matches!(format, LinesFormat::Jsonl | LinesFormat::Json);
-    let (to_checker, read) = mpsc::sync_channel::<Checked>(1);
-    let (to_writer, answered) = mpsc::sync_channel::<Checked>(1);
+    let (to_checkers, reads): (Vec<_>, Vec<_>) = (0..CHECKERS)
+        .map(|_| mpsc::sync_channel::<Checked>(1))
+        .unzip();
+    let (to_writer, answered): (Vec<_>, Vec<_>) = (0..CHECKERS)
+        .map(|_| mpsc::sync_channel::<Checked>(1))
+        .unzip();
     let (give_back, returned) = mpsc::channel::<Checked>();
     // Not scoped: after a failure the reader is left behind (blocked on stdin, maybe) and the
     // process ends, as it does on one thread.
     let reader = thread::spawn(move || {
         let mut made = 0;
-        for_each_batch(hex, |batch| {
+        let mut turn = 0;
+        for_each_lines(hex, |batch| {
             let mut c = match returned.try_recv() {
                 Ok(c) => c,
                 Err(_) if made < BUFFERS => {
@@ -61,51 +81,96 @@ where
                 }
                 Err(_) => returned.recv().map_err(|_| stopped())?,
             };
-            c.keys.clear();
-            c.ends.clear();
-            for key in batch {
-                c.keys.extend_from_slice(key);
-                c.ends.push(c.keys.len());
-            }
-            to_checker.send(c).map_err(|_| stopped())
+            // The bytes from the first key to the last in one copy, the spans moved with them.
+            let from = batch.spans.first().map_or(0, |s| s.0);
+            let to = batch.spans.last().map_or(0, |s| s.1);
+            c.bytes.clear();
+            c.bytes
+                .extend_from_slice(batch.bytes.get(from..to).unwrap_or_default());
+            c.spans.clear();
+            c.spans
+                .extend(batch.spans.iter().map(|&(a, b)| (a - from, b - from)));
+            let sent = to_checkers[turn % CHECKERS].send(c);
+            turn += 1;
+            sent.map_err(|_| stopped())
         })
     });
-    let mut check = open()?;
+    let first = open()?;
     let writer = thread::spawn(move || {
         let mut out = RowsOut::new(io::out(), format);
         let mut rows = Vec::with_capacity(1 << 20);
-        let r = answered.iter().try_for_each(|c| {
-            push_rows(&mut rows, &c.keys, &c.ends, &c.answers, (hex, json), field);
-            write_rows(&mut out, &mut rows)?;
+        // The checkers' answers in turn: input order. A closed channel ends the rows (the
+        // input ended, or that checker failed and the later batches are not written).
+        let mut r = Ok(());
+        for turn in 0.. {
+            let Ok(c) = answered[turn % CHECKERS].recv() else {
+                break;
+            };
+            push_rows(&mut rows, c.lines(), &c.answers, (hex, json), field);
+            r = write_rows(&mut out, &mut rows);
+            if r.is_err() {
+                break;
+            }
             // The reader is gone after the last batch or a failure: the buffer is dropped.
             let _ = give_back.send(c);
-            Ok::<(), Failure>(())
-        });
+        }
         out.finish()?;
         r
     });
+    let mut checked: Vec<Result<bool, Failure>> = Vec::with_capacity(CHECKERS);
+    thread::scope(|s| {
+        let mut checks = reads.into_iter().zip(to_writer);
+        let Some((read, to_writer)) = checks.next() else {
+            return;
+        };
+        let open = &open;
+        let others: Vec<_> = checks
+            .map(|(read, to_writer)| s.spawn(move || checker(open()?, read, to_writer)))
+            .collect();
+        checked.push(checker(first, read, to_writer));
+        checked.extend(others.into_iter().map(join_scoped));
+    });
+    // The writer writes what is queued, finishes the output and ends.
+    join(writer)?;
     let mut all = true;
-    let checked = read.iter().try_for_each(|mut c| {
+    for c in checked {
+        all &= c?;
+    }
+    // The reader closed its channels: it has ended.
+    join(reader)?;
+    Ok(all)
+}
+
+/// Checks the batches that come on `read` and hands each one on to the writer; returns
+/// whether every answer was yes. Both channels are closed when it returns.
+fn checker<C>(
+    mut check: C,
+    read: mpsc::Receiver<Checked>,
+    to_writer: mpsc::SyncSender<Checked>,
+) -> Result<bool, Failure>
+where
+    C: FnMut(&[&[u8]], &mut Vec<bool>) -> Result<(), Failure>,
+{
+    let mut all = true;
+    for mut c in read.iter() {
         // One vector per batch (of up to `io::BATCH` keys), none per key.
-        let mut keys: Vec<&[u8]> = Vec::with_capacity(c.ends.len());
-        let mut at = 0;
-        for &end in &c.ends {
-            keys.push(&c.keys[at..end]);
-            at = end;
+        let keys = Lines {
+            bytes: &c.bytes,
+            spans: &c.spans,
         }
+        .keys();
         check(&keys, &mut c.answers)?;
         drop(keys);
         all &= c.answers.iter().all(|&yes| yes);
-        to_writer.send(c).map_err(|_| stopped())
-    });
-    drop(read);
-    // The writer writes what is queued, finishes the output and ends.
-    drop(to_writer);
-    join(writer)?;
-    checked?;
-    // The reader closed its channel: it has ended.
-    join(reader)?;
+        to_writer.send(c).map_err(|_| stopped())?;
+    }
     Ok(all)
+}
+
+/// The result of a scoped thread, its panic resumed here.
+fn join_scoped<T>(h: thread::ScopedJoinHandle<'_, T>) -> T {
+    h.join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// The result of a thread, its panic resumed here.
