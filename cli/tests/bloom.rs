@@ -324,7 +324,7 @@ fn checks_of_many_batches_answer_in_input_order() {
 
     let rows = jsonl(&check(&["--format", "jsonl"], lines(&keys)));
     assert_eq!(rows.len(), keys.len());
-    let hex: Vec<String> = keys.iter().map(|k| hex::encode(k)).collect();
+    let hex: Vec<String> = keys.iter().map(hex::encode).collect();
     let hex_rows = jsonl(&check(&["--hex", "--format", "jsonl"], lines(&hex)));
     for (i, key) in keys.iter().enumerate() {
         assert_eq!(rows[i]["key"], key.as_str(), "row {i}");
