@@ -60,11 +60,9 @@ pub enum CompressionArg {
     Zlib,
 }
 
+/// Where the entries of `build` and `db build` come from.
 #[derive(clap::Args, Debug)]
-#[command(after_help = EXAMPLES)]
-pub struct Args {
-    /// The table to write.
-    pub out: PathBuf,
+pub struct InputArgs {
     /// Input file (`-` is stdin).
     #[arg(long, value_name = "PATH|-", required = true)]
     pub from: PathBuf,
@@ -74,6 +72,15 @@ pub struct Args {
     /// tsv input: keys and values are hex.
     #[arg(long)]
     pub hex: bool,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// The table to write.
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Sort the input in memory (and reject duplicate keys) instead of requiring order.
     #[arg(long)]
     pub sort: bool,
@@ -124,12 +131,12 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    /// Opens `from` (`-` for stdin) in `format`.
-    pub(crate) fn open(from: &Path, format: InputFormat, hex: bool) -> Result<Self, Failure> {
+    /// Opens the input `a` names (`-` for stdin).
+    pub(crate) fn open(a: &InputArgs) -> Result<Self, Failure> {
         Ok(Input {
-            lines: LineReader::open(from)?,
-            format,
-            hex,
+            lines: LineReader::open(&a.from)?,
+            format: a.format,
+            hex: a.hex,
             buf: Vec::new(),
             saw_seq: None,
         })
@@ -256,13 +263,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             "--block-size and --restart-interval must be at least 1",
         ));
     }
-    let mut input = Input {
-        lines: LineReader::open(&a.from)?,
-        format: a.format,
-        hex: a.hex,
-        buf: Vec::new(),
-        saw_seq: None,
-    };
+    let mut input = Input::open(&a.input)?;
     // The first entry decides auto-detected key format.
     let first = input.next()?;
     let internal = match g.keys {
@@ -293,7 +294,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             return Err(Failure::error(format!(
                 "{}: line {}: key {} is not an internal key (user key + 8-byte tag with type 0 or 1); \
                  use --keys plain for plain keys",
-                input_name(&a.from),
+                input_name(&a.input.from),
                 e.line,
                 common::hex(&e.key)
             )));
@@ -302,7 +303,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     };
     let build_err = |e: Error| Failure::error(format!("{}: {e}", a.out.display()));
     let mut builder = TableFileBuilder::create(&a.out, &opts).map_err(build_err)?;
-    let pb = progress(&a.from);
+    let pb = progress(&a.input.from);
     if a.sort {
         let mut all = Vec::new();
         let mut next = first;
@@ -319,7 +320,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             if cmp.compare(&w[0].key, &w[1].key) == Ordering::Equal {
                 return Err(Failure::error(format!(
                     "{}: line {}: duplicate key {} (first on line {})",
-                    input_name(&a.from),
+                    input_name(&a.input.from),
                     w[1].line.max(w[0].line),
                     common::hex(&w[1].key),
                     w[0].line.min(w[1].line)
@@ -344,7 +345,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
                     };
                     return Err(Failure::error(format!(
                         "{}: line {}: {what}: {} is not after {} (line {prev_line}); use --sort to sort the input",
-                        input_name(&a.from),
+                        input_name(&a.input.from),
                         e.line,
                         common::hex(&got),
                         common::hex(&previous)

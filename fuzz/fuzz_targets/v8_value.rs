@@ -56,7 +56,7 @@ fn walk(d: &Decoded<'_>) {
         }
         let o = &d.objects[id as usize];
         let _ = o.type_name();
-        let mut key = |k: &PropertyKey<'_>| match k {
+        let key = |k: &PropertyKey<'_>| match k {
             PropertyKey::String(s) => text(s),
             PropertyKey::Number(x) => {
                 let _ = js_number_to_string(*x);

@@ -11,7 +11,7 @@ use leveldb_table::{Compression, Options};
 
 use leveldb_table::db::engine::ExternalSorter;
 
-use crate::build::{progress, Input, InputFormat};
+use crate::build::{progress, Input, InputArgs};
 use crate::common::{self, CmdResult, Failure, EXIT_OK};
 
 const EXAMPLES: &str = "\
@@ -38,15 +38,8 @@ pub enum DbCompression {
 pub struct Args {
     /// The directory to create (must not exist).
     pub dir: PathBuf,
-    /// Input file (`-` is stdin).
-    #[arg(long, value_name = "PATH|-", required = true)]
-    pub from: PathBuf,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t = InputFormat::Jsonl)]
-    pub format: InputFormat,
-    /// tsv input: keys and values are hex.
-    #[arg(long)]
-    pub hex: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Sort the input (duplicate keys are an error) instead of requiring order: in memory up
     /// to --memory-mb, beyond that in sorted runs on disk merged at the end.
     #[arg(long)]
@@ -95,8 +88,8 @@ pub fn run(a: &Args) -> CmdResult {
         target_file_size: a.table_size,
         ..BulkOptions::default()
     };
-    let mut input = Input::open(&a.from, a.format, a.hex)?;
-    let pb = progress(&a.from);
+    let mut input = Input::open(&a.input)?;
+    let pb = progress(&a.input.from);
     let fail = |e: leveldb_table::Error| Failure::error(format!("{}: {e}", a.dir.display()));
     let mut b = BulkBuilder::create(&a.dir, opts).map_err(fail)?;
     if a.sort {
@@ -111,7 +104,11 @@ pub fn run(a: &Args) -> CmdResult {
     } else {
         while let Some(e) = input.next()? {
             b.add(&e.key, &e.value).map_err(|err| {
-                Failure::error(format!("{}: line {}: {err}", a.from.display(), e.line))
+                Failure::error(format!(
+                    "{}: line {}: {err}",
+                    a.input.from.display(),
+                    e.line
+                ))
             })?;
             if let Some(pb) = &pb {
                 if e.line % 4096 == 0 {
