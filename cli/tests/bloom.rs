@@ -299,7 +299,10 @@ fn checks_of_many_batches_answer_in_input_order() {
     let mut args = vec!["bloom", "add"];
     args.extend(target);
     args.extend(["--capacity", "500000"]);
-    assert_eq!(json(&sst(&args, &lines(&added)))["added"], 150_000);
+    // A new key whose bits were all set already (a false positive) counts as present.
+    let s = json(&sst(&args, &lines(&added)));
+    assert_eq!(s["keys"], 150_000);
+    assert!(s["added"].as_u64().unwrap() > 149_000, "{s}");
 
     let check = |extra: &[&str], input: Vec<u8>| -> Output {
         let mut args = vec!["bloom", "check"];
