@@ -132,10 +132,7 @@ where
     });
     // The writer writes what is queued, finishes the output and ends.
     join(writer)?;
-    let mut all = true;
-    for c in checked {
-        all &= c?;
-    }
+    let all = all_yes(checked)?;
     // The reader closed its channels: it has ended.
     join(reader)?;
     Ok(all)
@@ -179,7 +176,52 @@ fn join<T>(h: thread::JoinHandle<T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// Whether every checker's answers were all yes; a checker's failure otherwise, the one that
+/// says what went wrong before one that only says that a thread stopped.
+fn all_yes(checked: Vec<Result<bool, Failure>>) -> Result<bool, Failure> {
+    let mut all = true;
+    let mut failed: Option<Failure> = None;
+    for c in checked {
+        match c {
+            Ok(yes) => all &= yes,
+            Err(e) if failed.as_ref().is_none_or(is_stopped) => failed = Some(e),
+            Err(_) => {}
+        }
+    }
+    failed.map_or(Ok(all), Err)
+}
+
+/// The text of [`stopped`].
+const STOPPED: &str = "sst bloom check: a worker thread stopped";
+
 /// Stands for the error of the thread that stopped first, which is returned instead.
 fn stopped() -> Failure {
-    Failure::error("sst bloom check: a worker thread stopped")
+    Failure::error(STOPPED)
+}
+
+fn is_stopped(f: &Failure) -> bool {
+    matches!(f, Failure::Exit(_, m) if m == STOPPED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(r: Result<bool, Failure>) -> String {
+        match r {
+            Ok(yes) => yes.to_string(),
+            Err(Failure::Exit(_, m)) => m,
+            Err(Failure::BrokenPipe) => "broken pipe".into(),
+        }
+    }
+
+    #[test]
+    fn the_failure_that_says_what_is_returned() {
+        let real = || Err(Failure::error("redis connect on 127.0.0.1:1 failed"));
+        assert_eq!(text(all_yes(vec![Ok(true), Ok(true)])), "true");
+        assert_eq!(text(all_yes(vec![Ok(true), Ok(false)])), "false");
+        assert_eq!(text(all_yes(vec![Err(stopped()), real()])), text(real()));
+        assert_eq!(text(all_yes(vec![real(), Err(stopped())])), text(real()));
+        assert_eq!(text(all_yes(vec![Ok(true), Err(stopped())])), STOPPED);
+    }
 }
