@@ -6,7 +6,7 @@ use redis::Value;
 
 use super::encode::{array, bulk, bulk_u64};
 use super::pipe::Batch;
-use super::topology::key_slot;
+use super::slots::key_slot;
 use crate::hash::{layer_seed, KeyHash};
 
 use crate::scalable::LayerGeometry;

@@ -44,6 +44,7 @@ mod encode;
 mod meta;
 mod pipe;
 mod servers;
+mod slots;
 mod topology;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
