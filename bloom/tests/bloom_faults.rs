@@ -3,13 +3,14 @@
 //! the call returns within the retry budget; a Redis Cluster node opened as one server is
 //! refused at once. (Failovers of a real cluster: `cli/tests/bloom_failover.rs`.)
 
+#[path = "fake_redis/mod.rs"]
+mod fake_redis;
 #[path = "redis_server/mod.rs"]
 mod redis_server;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use fake_redis::{fake_server, is, FILTER_META, NOT_A_CLUSTER};
 use redis_server::RedisServer;
 use sst_bloom::{Durability, Error, RedisBloomFilter, RedisOptions, ScalableParams, Servers};
 
@@ -79,68 +80,6 @@ fn an_add_that_stops_counts_the_keys_acknowledged() {
     assert!(e.to_string().contains("of the batch's 1510 keys"), "{e}");
 }
 
-/// A fake server on a free port for one connection: each command (its RESP bytes) gets the
-/// reply `answer` gives, until it gives `None`; from then on nothing is answered (as a
-/// stopped process). Ends when the client closes the connection.
-fn fake_server(
-    answer: impl Fn(&[u8]) -> Option<Vec<u8>> + Send + 'static,
-) -> (String, std::thread::JoinHandle<()>) {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!(
-        "redis://127.0.0.1:{}",
-        l.local_addr().expect("address").port()
-    );
-    let h = std::thread::spawn(move || {
-        let (mut s, _) = l.accept().expect("accept");
-        let mut buf = vec![0u8; 1 << 16];
-        let (mut seen, mut silent) = (Vec::new(), false);
-        while let Ok(n) = s.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            seen.extend_from_slice(&buf[..n]);
-            while let Some(end) = command_end(&seen) {
-                let cmd: Vec<u8> = seen.drain(..end).collect();
-                silent = silent || {
-                    match answer(&cmd) {
-                        Some(reply) => s.write_all(&reply).is_err(),
-                        None => true,
-                    }
-                };
-            }
-        }
-    });
-    (url, h)
-}
-
-/// Where the first whole RESP command of `b` ends, if it is all there.
-fn command_end(b: &[u8]) -> Option<usize> {
-    let line = |at: usize| -> Option<(usize, usize)> {
-        let end = b.get(at..)?.windows(2).position(|w| w == b"\r\n")? + at;
-        let n = std::str::from_utf8(b.get(at + 1..end)?)
-            .ok()?
-            .parse()
-            .ok()?;
-        Some((n, end + 2))
-    };
-    let (args, mut at) = line(0)?;
-    for _ in 0..args {
-        let (len, start) = line(at)?;
-        at = start + len + 2;
-        if at > b.len() {
-            return None;
-        }
-    }
-    Some(at)
-}
-
-fn is(cmd: &[u8], name: &[u8]) -> bool {
-    cmd.windows(name.len()).any(|w| w == name)
-}
-
-/// `INFO` of a server that is not a cluster node.
-const NOT_A_CLUSTER: &[u8] = b"$30\r\n# Cluster\r\ncluster_enabled:0\r\n\r\n";
-
 #[test]
 fn a_silent_server_is_given_up_after_the_io_timeout() {
     let (url, server) = fake_server(|_| None);
@@ -169,12 +108,7 @@ fn a_server_that_stops_answering_fails_the_call_within_the_retry_budget() {
         if is(cmd, b"INFO") {
             Some(NOT_A_CLUSTER.to_vec())
         } else if is(cmd, b"HMGET") {
-            let fields = ["1", "1000", "0.01", "2", "0.5", "7", "1048576", "1"];
-            let mut r = format!("*{}\r\n", fields.len());
-            for f in fields {
-                r.push_str(&format!("${}\r\n{f}\r\n", f.len()));
-            }
-            Some(r.into_bytes())
+            Some(FILTER_META.to_vec())
         } else {
             None
         }
@@ -212,7 +146,7 @@ fn moved_from_one_server_is_refused_at_once() {
         "{e}"
     );
     assert!(e.to_string().contains("open it as a cluster"), "{e}");
-    // At once, not after the 30 s retry budget.
+    // At once, not after the 60 s retry budget.
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     server.join().expect("server");
 }

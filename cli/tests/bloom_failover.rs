@@ -13,9 +13,12 @@
 //! out. One cluster serves all nine cases: a killed master is restarted and a stopped one
 //! resumed, and each rejoins as a replica of the node that replaced it.
 //!
-//! Also: a durable add that stops part-way says how many keys were acknowledged, and a
-//! cluster node given without `--cluster` is refused at once with the hint.
+//! Also: a durable add that stops part-way says how many keys were acknowledged, a
+//! cluster node given without `--cluster` is refused at once with the hint, and the I/O
+//! timeout and retry budget flags are used.
 
+#[path = "../../bloom/tests/fake_redis/mod.rs"]
+mod fake_redis;
 #[path = "../../bloom/tests/redis_cluster/mod.rs"]
 mod redis_cluster;
 #[path = "../../bloom/tests/redis_server/mod.rs"]
@@ -37,7 +40,7 @@ const NODE_TIMEOUT_MS: u64 = 2000;
 /// failover here takes the node timeout plus 1-3 s (the failure spreads, the replica waits
 /// 0.5-1 s and is elected) and the command resumes within about a second of it (measured:
 /// docs/bloom.md); the rest is room for a loaded 2-core machine. It is far below the
-/// processes' 30 s I/O timeout and 60 s retry budget.
+/// processes' 30 s I/O timeout and 60 s retry budget (the default).
 const MARGIN: Duration = Duration::from_secs(13);
 /// Keys in the filter, and per check or add: three batches of the CLI's 65,536.
 const KEYS: usize = 150_000;
@@ -88,7 +91,7 @@ fn bloom(action: &str, seeds: &str, name: &str) -> Child {
             name,
         ])
         .args(["--capacity", "300000", "--bitmap-bits", "8192"])
-        .args(["--io-timeout-ms", "30000", "--retry-budget-ms", "60000"])
+        .args(["--io-timeout-ms", "30000"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -402,11 +405,58 @@ fn refused_without_cluster(c: &RedisCluster) {
                 && err.contains("add --cluster"),
             "{action}: {err}"
         );
-        // At once, not after the retry budget (30 s).
+        // At once, not after the retry budget (60 s).
         assert!(
             t0.elapsed() < Duration::from_secs(10),
             "{action}: {:?}",
             t0.elapsed()
         );
     }
+}
+
+#[test]
+fn the_io_timeout_and_the_retry_budget_are_the_flags() {
+    let sst = |url: &str, flag: &str| {
+        let t0 = Instant::now();
+        let out = feed_all(
+            Command::new(BIN)
+                .args(["bloom", "check", "--redis", url, "--name", "f", flag, "300"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run sst"),
+            b"k\n".to_vec(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        // Not the defaults (10 s, 60 s).
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "{flag}: {:?}",
+            t0.elapsed()
+        );
+        err
+    };
+    // Nothing answered: given up after the I/O timeout.
+    let (url, server) = fake_redis::fake_server(|_| None);
+    let err = sst(&url, "--io-timeout-ms");
+    assert!(err.contains("no reply in 0.3 s (the I/O timeout)"), "{err}");
+    server.join().expect("server");
+    // Opened, then nothing answered: the check fails when its retry budget runs out.
+    let (url, server) = fake_redis::fake_server(|cmd| {
+        if fake_redis::is(cmd, b"INFO") {
+            Some(fake_redis::NOT_A_CLUSTER.to_vec())
+        } else if fake_redis::is(cmd, b"HMGET") {
+            Some(fake_redis::FILTER_META.to_vec())
+        } else {
+            None
+        }
+    });
+    let err = sst(&url, "--retry-budget-ms");
+    assert!(
+        err.contains("the retry budget ran out") && err.contains("after 0.3 s of retries"),
+        "{err}"
+    );
+    server.join().expect("server");
 }

@@ -42,6 +42,7 @@ pub(super) fn bitmap_key(name: &str, layer: u32, bitmap: u64) -> String {
 }
 
 /// A layer with its bitmaps' names and slots.
+#[derive(Clone)]
 pub(super) struct LayerKeys {
     pub layer: RedisLayer,
     seed: u64,

@@ -95,8 +95,10 @@ pub struct RedisOptions {
     /// are followed at once; `CLUSTERDOWN`, `TRYAGAIN`, `LOADING`, refused or lost
     /// connections, a node silent for `io_timeout` are retried with growing pauses, the slot
     /// map read again each time) before the error reaches the caller. A wait for a reply
-    /// ends when it runs out, so a step returns within about this long. Default 30 s: more
-    /// than a failover takes with Redis's default `cluster-node-timeout` of 15 s.
+    /// ends when it runs out, so a step returns within about this long. Default 60 s: a
+    /// failover with Redis's default `cluster-node-timeout` of 15 s took 19-23 s here
+    /// (docs/bloom.md), and an election that fails is tried again after twice the node
+    /// timeout.
     pub retry_for: Duration,
     /// Largest bitmap of a new filter, in bits (a multiple of 8, at least 64; default 2^20).
     /// Smaller bitmaps spread a small filter over more cluster slots. Stored with the filter:
@@ -115,7 +117,7 @@ impl Default for RedisOptions {
     fn default() -> Self {
         RedisOptions {
             durability: Durability::Primary,
-            retry_for: Duration::from_secs(30),
+            retry_for: Duration::from_secs(60),
             bitmap_bits: REDIS_BITMAP_MAX_BITS,
             io_timeout: Duration::from_secs(10),
         }

@@ -30,8 +30,9 @@ use crate::error::{Error, Result};
 pub(super) const NO_NODE: u16 = u16::MAX;
 /// How long a read or write waits before the cluster is looked at again (at most).
 const POLL: Duration = Duration::from_millis(500);
-/// Longest a `CLUSTER SLOTS` (or its connection) may take before the next node is asked.
-const CONTROL_TIMEOUT: Duration = Duration::from_secs(2);
+/// Longest a `CLUSTER SLOTS` (or its connection) may stay silent before the next node is
+/// asked: a node that answers it in more than a second is not one to wait for.
+const CONTROL_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// One server and its connection.
 pub(super) struct Node {
@@ -48,6 +49,20 @@ pub(super) struct Node {
     failed: Option<Instant>,
 }
 
+impl Clone for Node {
+    /// The same server, without a connection.
+    fn clone(&self) -> Node {
+        Node {
+            addr: self.addr.clone(),
+            host: self.host.clone(),
+            port: self.port,
+            con: None,
+            generation: 0,
+            failed: self.failed,
+        }
+    }
+}
+
 /// The servers of a filter and where each slot is.
 pub(super) struct Topology {
     template: ConnectionInfo,
@@ -62,6 +77,24 @@ pub(super) struct Topology {
     control: Option<(usize, Conn)>,
     /// When the running step's retry budget ends; waits end there too.
     pub deadline: Option<Instant>,
+}
+
+impl Clone for Topology {
+    /// The same servers, slot map and failed nodes, without connections (each opened when
+    /// first needed): no round trip.
+    fn clone(&self) -> Topology {
+        Topology {
+            template: self.template.clone(),
+            seeds: self.seeds.clone(),
+            cluster: self.cluster,
+            nodes: self.nodes.clone(),
+            slots: self.slots.clone(),
+            io_timeout: self.io_timeout,
+            poll: self.poll,
+            control: None,
+            deadline: None,
+        }
+    }
 }
 
 fn redis_err(command: &str, node: Option<&str>, e: impl std::fmt::Display) -> Error {

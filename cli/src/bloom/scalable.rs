@@ -3,6 +3,7 @@
 //! (`--file PATH`), fed keys one per line on stdin.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -192,11 +193,29 @@ pub fn run_check(a: &CheckArgs) -> CmdResult {
     let t = &a.keys.target;
     if t.file.is_none() {
         // Stdin read from before the filter is opened, rows written on a thread of their
-        // own during the next batch's round trips.
+        // own during the next batch's round trips. The filter is opened once; the other
+        // checkers take clones of it (connections of their own, no round trip: a seed
+        // found hung by the first is not waited for again).
+        let opened: Mutex<Option<RedisBloomFilter>> = Mutex::new(None);
         let all = check_rows(a.keys.hex, a.format, "maybe", || {
-            let mut store = t.open(false)?;
+            let mut first = opened
+                .lock()
+                .map_err(|_| Failure::error("sst bloom check: a checker thread panicked"))?;
+            let mut f = match first.as_ref() {
+                Some(f) => f.clone(),
+                None => match t.open(false)? {
+                    Store::Redis(f) => {
+                        // This one keeps the connections opened; the others start from a
+                        // clone without any.
+                        *first = Some((*f).clone());
+                        *f
+                    }
+                    Store::File { .. } => return Err(Failure::error("--redis expected")),
+                },
+            };
+            drop(first);
             Ok(move |batch: &[&[u8]], answers: &mut Vec<bool>| {
-                store.check(batch, answers).map_err(|e| t.describe(&e))
+                f.check_into(batch, answers).map_err(|e| t.describe(&e))
             })
         })?;
         return Ok(if all { EXIT_OK } else { EXIT_FAIL });

@@ -24,7 +24,7 @@ The filter is created by the first `add` with --capacity (default 1000000) and -
 get an error when they differ from the stored ones. --redis takes one URL, or with --cluster
 a comma-separated list of seed nodes of a Redis Cluster. A --file is rewritten atomically
 (temporary file, fsync, rename) at the end of `add` and `remove`.
-Redis: a failed or silent server is retried for --retry-budget-ms (default 30000) per step,
+Redis: a failed or silent server is retried for --retry-budget-ms (default 60000) per step,
 each reply waited for at most --io-timeout-ms (default 10000); on a cluster a hung master is
 given up as soon as its replica takes over. An add that stops prints, on stderr and in its
 JSON line (\"complete\": false), how many keys were acknowledged before it stopped.
@@ -82,7 +82,7 @@ pub struct Target {
     pub io_timeout_ms: u64,
     /// Redis: the retry budget, in milliseconds: how long each step of a batch retries
     /// through failovers, resharding and lost connections before the command fails (exit 2).
-    #[arg(long, value_name = "MS", default_value_t = 30_000, requires = "redis")]
+    #[arg(long, value_name = "MS", default_value_t = 60_000, requires = "redis")]
     pub retry_budget_ms: u64,
 }
 
