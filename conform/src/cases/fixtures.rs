@@ -31,7 +31,7 @@ const TABLE_FOLDERS: [(&str, &str); 4] = [
 ];
 
 /// Directories, with who wrote them.
-const DIRS: [(&str, &str); 7] = [
+const DIRS: [(&str, &str); 8] = [
     (
         "db/basic",
         "C++ LevelDB 1.22: tables at levels 0-2, overwrites, deletions, a live log",
@@ -43,6 +43,11 @@ const DIRS: [(&str, &str); 7] = [
     (
         "db/biglog",
         "C++ LevelDB 1.22: no tables, a 70 KB batch over three log blocks, two live logs",
+    ),
+    (
+        "db/flush_race",
+        "C++ LevelDB 1.22: the MANIFEST's last sequence covers batches of the live log \
+         (writes during a flush)",
     ),
     (
         "db/goleveldb",
