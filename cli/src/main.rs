@@ -12,6 +12,7 @@ mod bloom;
 mod build;
 mod chrome;
 mod common;
+mod conform;
 mod db;
 mod filekind;
 mod filter;
@@ -93,6 +94,8 @@ enum Command {
     Manifest(manifest::Args),
     /// Rewrite a table with another filter; data blocks are copied byte for byte.
     Refilter(refilter::Args),
+    /// Run the conformance kit against another implementation through its adapter command.
+    Conform(conform::Args),
 }
 
 fn main() {
@@ -133,6 +136,7 @@ fn main() {
         Command::Log(a) => log::run(&g, a),
         Command::Manifest(a) => manifest::run(a),
         Command::Refilter(a) => refilter::run(&g, a),
+        Command::Conform(a) => conform::run(a),
     };
     let code = match res {
         Ok(code) => code,
