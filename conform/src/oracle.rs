@@ -112,7 +112,8 @@ pub(crate) fn layout(bytes: &[u8]) -> Result<Layout, String> {
     })
 }
 
-/// The compressions a table's blocks are stored with, by the names of the protocol.
+/// The compressions a table's blocks are stored with, by the names of the protocol, `none`
+/// left out (every adapter reads raw blocks).
 pub(crate) fn compressions(bytes: &[u8]) -> Result<Vec<&'static str>, String> {
     let table = open(bytes)?;
     let profile = table.compression_profile();
@@ -126,7 +127,7 @@ pub(crate) fn compressions(bytes: &[u8]) -> Result<Vec<&'static str>, String> {
             "raw-deflate" => "deflate",
             n => n,
         };
-        if !out.contains(&name) {
+        if name != "none" && !out.contains(&name) {
             out.push(name);
         }
     }

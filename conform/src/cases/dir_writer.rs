@@ -7,8 +7,8 @@
 //!   table(level, writes)  one NNNNNN.ldb, every version kept, internal-key order
 //!   level(level, writes)  tables of disjoint key ranges
 //!   log(batches)          one NNNNNN.log, a WriteBatch per record (after the tables' writes)
-//!   finish                MANIFEST-N (comparator, log number, next file, last sequence,
-//!                         the tables) and CURRENT
+//!   finish                MANIFEST-N (comparator, log number, next file, last sequence =
+//!                         the last table's, the tables) and CURRENT
 //! model: the writes applied in sequence order = the expected live view
 //! ```
 
@@ -34,6 +34,10 @@ pub(super) struct DirWriter {
     opts: Options,
     next_file: u64,
     seq: u64,
+    /// The last sequence the MANIFEST records: that of the last table written (a flush
+    /// records what it flushed; the live logs' batches come after it), or every write's.
+    manifest_seq: u64,
+    manifest_covers_logs: bool,
     files: Vec<NewFile>,
     logs: Vec<PathBuf>,
     model: BTreeMap<Vec<u8>, Vec<u8>>,
@@ -51,6 +55,8 @@ impl DirWriter {
             opts: opts.internal_keys(true),
             next_file: 2,
             seq: 0,
+            manifest_seq: 0,
+            manifest_covers_logs: false,
             files: Vec::new(),
             logs: Vec::new(),
             model: BTreeMap::new(),
@@ -94,6 +100,7 @@ impl DirWriter {
             smallest: entries.first().map(|e| e.0.clone()).unwrap_or_default(),
             largest: entries.last().map(|e| e.0.clone()).unwrap_or_default(),
         });
+        self.manifest_seq = self.seq;
         Ok(())
     }
 
@@ -114,6 +121,13 @@ impl DirWriter {
             self.table(level, p)?;
         }
         Ok(())
+    }
+
+    /// Makes the MANIFEST's last sequence cover the live logs' batches too, as when writes
+    /// go on while a memtable is flushed (LevelDB records the last sequence at the time of
+    /// the flush's MANIFEST write).
+    pub(super) fn manifest_covers_logs(&mut self) {
+        self.manifest_covers_logs = true;
     }
 
     /// The tables written so far.
@@ -192,7 +206,10 @@ impl DirWriter {
                 manifest + 1
             }
         };
-        let last_sequence = self.seq;
+        let last_sequence = match self.manifest_covers_logs {
+            true => self.seq,
+            false => self.manifest_seq,
+        };
         let edit = VersionEdit {
             comparator: Some(crate::protocol::DEFAULT_COMPARATOR.to_string()),
             log_number: Some(log_number),

@@ -231,6 +231,24 @@ pub(super) fn cases(root: &Path) -> Result<Vec<Case>> {
         vec!["snappy"],
     )?);
 
+    let d = root.join("db-manifest-seq-covers-log");
+    let mut w = DirWriter::new(&d, snappy_bloom())?;
+    w.level(6, &every(&users, 1, 0, put("t")), 2)?;
+    w.log(&[
+        every(&users, 4, 1, put("log")),
+        every(&users, 10, 2, |_| None),
+    ])?;
+    w.manifest_covers_logs();
+    let (view, _) = w.finish()?;
+    out.push(checked(
+        "db-manifest-seq-covers-log",
+        "the MANIFEST's last sequence covers the live log's batches (writes that went on \
+         while a memtable was flushed)",
+        &d,
+        view,
+        vec!["snappy"],
+    )?);
+
     let d = root.join("db-all-deleted");
     let mut w = DirWriter::new(&d, snappy_bloom())?;
     w.level(6, &every(&users[..500], 1, 0, put("t")), 1)?;

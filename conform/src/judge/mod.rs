@@ -131,11 +131,17 @@ pub(crate) fn diff(expected: &[Entry], got: &[Entry]) -> Option<String> {
     } else if i == expected.len() {
         format!("extra entries from entry {i} on (key {})", show(&got[i].0))
     } else if expected[i].0 == got[i].0 {
+        let (g, e) = (&got[i].1, &expected[i].1);
+        let at = g
+            .iter()
+            .zip(e)
+            .position(|(a, b)| a != b)
+            .unwrap_or(g.len().min(e.len()));
         format!(
-            "entry {i} (key {}): value altered: {} given, {} expected",
+            "entry {i} (key {}): value altered from byte {at} on: {} given, {} expected",
             show(&got[i].0),
-            show(&got[i].1),
-            show(&expected[i].1)
+            show_from(g, at),
+            show_from(e, at)
         )
     } else if expected[i + 1..].iter().take(10_000).any(|e| *e == got[i]) {
         format!("entry {i} (key {}) missing", show(&expected[i].0))
@@ -162,6 +168,15 @@ pub(crate) fn show(b: &[u8]) -> String {
     }
 }
 
+/// A value from byte `at` on, for a difference found there: its length, and hex of up to 16
+/// bytes from `at`.
+fn show_from(b: &[u8], at: usize) -> String {
+    let part = &b[at.min(b.len())..];
+    let shown = &part[..part.len().min(16)];
+    let more = if part.len() > 16 { "..." } else { "" };
+    format!("{} bytes, '{}{more}' there", b.len(), hex::encode(shown))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,10 +192,9 @@ mod tests {
         let d = diff(&x, &[e("a", "1"), e("c", "3")]).unwrap();
         assert!(d.starts_with("entry 1 (key '62') missing"), "{d}");
         let d = diff(&x, &[e("a", "1"), e("b", "X"), e("c", "3")]).unwrap();
-        assert!(
-            d.starts_with("entry 1 (key '62'): value altered: '58' given, '32' expected"),
-            "{d}"
-        );
+        let want = "entry 1 (key '62'): value altered from byte 0 on: 1 bytes, '58' there given, \
+                    1 bytes, '32' there expected";
+        assert!(d.starts_with(want), "{d}");
         let d = diff(&x, &x[..2]).unwrap();
         assert!(d.starts_with("entries missing from entry 2 on"), "{d}");
         let d = diff(&x[..1], &x).unwrap();
