@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{builtin_comparator, Db, DbOptions};
+use leveldb_table::db::{Db, DbOptions};
 
 use crate::common::{self, Failure, Global, EXIT_FAIL, EXIT_OK};
 use crate::filekind;
@@ -28,11 +28,12 @@ pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
     if a.dir.exists() && !a.dir.is_dir() {
         return Err(Failure::error(not_a_directory(&a.dir)));
     }
+    // Chrome's orders are among those a MANIFEST may name (and salvage may find).
     let opts = DbOptions {
         verify_checksums: g.verify,
         salvage: a.salvage,
-        order: g.comparator.and_then(|c| builtin_comparator(c.name())),
-        ..DbOptions::default()
+        order: g.comparator.map(|c| c.comparator()),
+        ..sst_chrome::db_options()
     };
     let db = Db::open(&a.dir, opts).map_err(|e| {
         let flag = match (&e, g.comparator) {
@@ -42,8 +43,7 @@ pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
             _ => String::new(),
         };
         Failure::error(
-            crate::sqlite_note::not_leveldb(&a.dir)
-                .unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
+            crate::chrome::not_leveldb(&a.dir).unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
         )
     })?;
     for n in db.notes() {
@@ -93,7 +93,7 @@ pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
 /// The one line for a file given where a database directory is asked for: what it is
 /// (SQLite, a table, a log, ...) and which command reads it.
 fn not_a_directory(path: &Path) -> String {
-    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+    if let Some(msg) = crate::chrome::not_leveldb(path) {
         return msg;
     }
     let kind = filekind::of_path(path);
