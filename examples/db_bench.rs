@@ -33,8 +33,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use leveldb_table::db::engine::ExternalSorter;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::engine::extsort::ExternalSorter;
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 

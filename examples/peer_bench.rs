@@ -36,7 +36,7 @@ use std::process::exit;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{
     raw::map_file, raw::CountingReader, table::CachePolicy, table::FilterStatus, table::KeyFormat,
@@ -720,9 +720,9 @@ fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
     j.str(
         "db_get_api",
         if c.db_pread {
-            "leveldb_table::db::Db::get_into (read-only reader, pread, shared block cache)"
+            "leveldb_table::db::reader::Db::get_into (read-only reader, pread, shared block cache)"
         } else {
-            "leveldb_table::db::Db::get_into (read-only reader, tables memory-mapped as LevelDB's Env does, shared block cache)"
+            "leveldb_table::db::reader::Db::get_into (read-only reader, tables memory-mapped as LevelDB's Env does, shared block cache)"
         },
     );
     bad

@@ -72,7 +72,7 @@ pub mod refilter;
 pub mod table;
 
 pub use cache::BlockCache;
-pub use db::Db;
+pub use db::reader::Db;
 pub use error::{Error, Result};
 pub use filter::FilterPolicy;
 pub use io::RandomAccess;
@@ -94,29 +94,51 @@ pub mod raw {
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
-        pub use crate::format::coding::*;
+        pub use crate::format::coding::{
+            decode_fixed32, decode_fixed64, decode_varint32, decode_varint64, get_fixed32,
+            get_fixed64, get_length_prefixed_slice, get_varint32, get_varint64, put_fixed32,
+            put_fixed64, put_length_prefixed_slice, put_varint32, put_varint64, varint_length,
+        };
     }
     /// CRC32C and LevelDB's mask (`util/crc32c.h`).
     pub mod crc32c {
-        pub use crate::util::crc32c::*;
+        pub use crate::util::crc32c::{extend, mask, unmask, value};
     }
     /// LevelDB's `Hash` (`util/hash.cc`).
     pub mod hash {
-        pub use crate::util::hash::*;
+        pub use crate::util::hash::{hash, hash_signed_tail};
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
-        pub use crate::block::stored::*;
-        pub use crate::format::*;
+        pub use crate::block::stored::{
+            block_trailer, check_handle, read_block, BlockContents, ReadBlockOptions, StoredBlock,
+        };
+        pub use crate::format::{
+            BlockHandle, Footer, BLOCK_TRAILER_LEN, BLOOM_HASH_SEED, BLOOM_MAX_K, BLOOM_MIN_BITS,
+            BLOOM_POLICY_NAME, CACHE_LOCAL_BLOOM_NAME, COMPRESSION_ID2_ZSTD_OR_ZLIB,
+            COMPRESSION_MOJANG_RAW_DEFLATE, COMPRESSION_MOJANG_ZSTD, COMPRESSION_NONE,
+            COMPRESSION_SNAPPY, CRC_MASK_DELTA, DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL,
+            FILTER_BASE_LG, FILTER_META_PREFIX, FOOTER_LEN, HASH_M, HASH_R, INDEX_RESTART_INTERVAL,
+            INTERNAL_TAG_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_BLOCK_HANDLE_LEN, MAX_SEQUENCE,
+            ROCKSDB_BLOCK_BASED_MAGIC, ROCKSDB_CUCKOO_MAGIC, ROCKSDB_FOOTER_VERSION_FROM_END,
+            ROCKSDB_LEGACY_PLAIN_MAGIC, ROCKSDB_PLAIN_MAGIC, TABLE_MAGIC, TYPE_DELETION,
+            TYPE_VALUE, ZSTD_FRAME_MAGIC,
+        };
     }
     /// Block codecs.
     pub mod compress {
         pub use crate::compress::snappy_prefix::SnappyPrefix;
-        pub use crate::compress::*;
+        pub use crate::compress::{
+            compress, decompress, name, snappy_into, Compression, CompressionProfile, Compressor,
+            DecompressError, MAX_BLOCK_BYTES,
+        };
     }
     /// Internal keys of LevelDB databases.
     pub mod internal_key {
-        pub use crate::internal_key::*;
+        pub use crate::internal_key::{
+            append_internal_key, internal_key, lookup_key, pack_tag, parse_internal_key, user_key,
+            InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType,
+        };
     }
     /// LevelDB's bloom filter, probe by probe (`util/bloom.cc`).
     pub mod bloom {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{Compression, Error, Options};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use leveldb_table::db::files::LogWriter;
 use leveldb_table::db::files::WriteBatch;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::Error;
 
 fn copy_of(name: &str) -> tempfile::TempDir {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::ReadOptions;
 use serde_json::Value;
 

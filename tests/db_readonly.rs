@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
-use leveldb_table::db::records;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::records;
+use leveldb_table::db::reader::{Db, DbOptions};
 
 type Snapshot = BTreeMap<String, (Vec<u8>, SystemTime, u32)>;
 

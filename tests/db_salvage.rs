@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::{records, Db, DbOptions, OrderSource};
+use leveldb_table::db::reader::{records, Db, DbOptions, OrderSource};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{BytewiseComparator, Error};
 use proptest::prelude::*;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::{Db, DbOptions, OrderSource};
+use leveldb_table::db::reader::{Db, DbOptions, OrderSource};
 use leveldb_table::{BytewiseComparator, Comparator, Error};
 use proptest::prelude::*;
 use sst_chrome::idb::IdbComparator;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use leveldb_table::db::{DbOptions, KnownOrder};
+use leveldb_table::db::reader::{DbOptions, KnownOrder};
 use leveldb_table::raw::compress::name as compression_name;
 use leveldb_table::raw::format::{BlockHandle, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use leveldb_table::table::KeyFormat;

@@ -1,4 +1,4 @@
-//! `Db`: a LevelDB directory opened read-only (the library's `db::Db`): point lookups, the
+//! `Db`: a LevelDB directory opened read-only (the library's `db::reader::Db`): point lookups, the
 //! live view scanned in batches, every record with where it is, what the directory holds.
 //! Nothing is written and no LOCK is taken, so a directory another process holds open
 //! reads the same.
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use leveldb_table::db::engine::ReverseView;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::Comparator;
 use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
@@ -113,7 +113,7 @@ impl PyDb {
     fn records(&self, py: Python<'_>) -> PyResult<RecordIter> {
         let db = self.db()?;
         let all = py
-            .detach(|| leveldb_table::db::records(&db))
+            .detach(|| leveldb_table::db::reader::records(&db))
             .py_err(py, None)?;
         Ok(RecordIter::new(all))
     }

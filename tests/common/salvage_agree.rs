@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::Db;
-use leveldb_table::db::{records, RecordStatus};
+use leveldb_table::db::reader::Db;
+use leveldb_table::db::reader::{records, RecordStatus};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::Lookup;
 use proptest::prelude::*;

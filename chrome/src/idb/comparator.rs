@@ -26,7 +26,7 @@ use super::coding::{
     cmp_keys, read_byte, read_prefix, read_string, read_varint, skip_key, KeyPrefix, PrefixKind,
 };
 use super::format::*;
-use leveldb_table::db::KnownOrder;
+use leveldb_table::db::reader::KnownOrder;
 use leveldb_table::Comparator;
 
 /// Chrome's IndexedDB comparator, `idb_cmp1`.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 use sst_chrome::idb::{idb_blob_dir, idb_catalog, key_prefix, prefix_key, Catalog};

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{Compression, Options};
 
-use leveldb_table::db::engine::ExternalSorter;
+use leveldb_table::db::engine::extsort::ExternalSorter;
 
 use crate::build::{progress, Input, InputArgs};
 use crate::common::{self, CmdResult, Failure, EXIT_OK};

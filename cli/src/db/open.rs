@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 
 use crate::common::{self, Failure, Global, EXIT_FAIL, EXIT_OK};
 use crate::filekind;

@@ -23,7 +23,7 @@ impl Db {
         let salvage = opts.salvage;
 
         // CURRENT and the MANIFEST it names.
-        let manifest = filename::read_current(&dir)
+        let manifest = files::read_current(&dir)
             .map_err(|e| in_file("CURRENT", e))
             .and_then(|(name, _)| {
                 let bytes = std::fs::read(dir.join(&name)).map_err(|e| in_file(&name, e.into()))?;
@@ -174,18 +174,13 @@ impl Db {
                         continue;
                     }
                     let e = Error::MissingFile {
-                        file: filename::table_file_name(f.number),
+                        file: files::table_file_name(f.number),
                     };
                     if !salvage {
                         return Err(e);
                     }
                     notes.push(format!("{e} (level {level}; skipped)"));
-                    damage.record(Damage::new(
-                        &filename::table_file_name(f.number),
-                        0,
-                        None,
-                        &e,
-                    ));
+                    damage.record(Damage::new(&files::table_file_name(f.number), 0, None, &e));
                 }
                 *files = kept;
             }

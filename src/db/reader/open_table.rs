@@ -6,9 +6,9 @@ use std::fs::File;
 
 use super::tables::Entry;
 use super::{in_file, Db};
-use crate::db::cursor::{TableCursor, TableFile, TableSource};
-use crate::db::filename;
-use crate::db::salvage_table::{FoundTable, SkipIter};
+use crate::db::engine::{TableCursor, TableFile, TableSource};
+use crate::db::files;
+use crate::db::salvage::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::options::ReadOptions;
 use crate::table::TableReader;
@@ -24,7 +24,7 @@ impl Db {
                 None => self.open_table(e),
             },
             None => Err(Error::MissingFile {
-                file: filename::table_file_name(number),
+                file: files::table_file_name(number),
             }),
         }
     }
@@ -81,7 +81,7 @@ impl Db {
     /// The table cannot be read (an I/O error; without salvage, any damage), naming it.
     pub(crate) fn walk(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
         let e = self.tables.get(number).ok_or_else(|| Error::MissingFile {
-            file: filename::table_file_name(number),
+            file: files::table_file_name(number),
         })?;
         if let Some(f) = e.found.get() {
             return Ok(TableCursor::found(f, self.icmp.clone()));

@@ -21,9 +21,9 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::db::damage::DamageLog;
-use crate::db::format::BYTEWISE_COMPARATOR_NAME;
-use crate::db::salvage_table::{FoundTable, SkipIter};
+use crate::db::files::BYTEWISE_COMPARATOR_NAME;
+use crate::db::salvage::DamageLog;
+use crate::db::salvage::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};

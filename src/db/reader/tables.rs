@@ -6,8 +6,8 @@
 use std::sync::OnceLock;
 
 use super::level_search::NO_SLOT;
-use crate::db::cursor::TableFile;
-use crate::db::salvage_table::FoundTable;
+use crate::db::engine::TableFile;
+use crate::db::salvage::FoundTable;
 use crate::table::TableReader;
 
 /// One live table: its number, file name, and reader once opened (or, under salvage, what

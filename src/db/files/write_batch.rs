@@ -8,7 +8,7 @@
 //!
 //! The i-th record (from 0) gets sequence `sequence + i`.
 
-use crate::db::format::WRITE_BATCH_HEADER;
+use crate::db::files::WRITE_BATCH_HEADER;
 use crate::error::{Error, Result};
 use crate::format::coding::{self, get_length_prefixed_slice};
 use crate::format::{TYPE_DELETION, TYPE_VALUE};

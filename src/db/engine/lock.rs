@@ -9,7 +9,7 @@
 //!            + an in-process set of held paths (fcntl locks do not exclude the same process)
 //! ```
 //!
-//! The read-only [`Db`](crate::db::Db) never takes it (reading never writes).
+//! The read-only `Db` (`db::reader`) never takes it (reading never writes).
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};

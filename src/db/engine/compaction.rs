@@ -18,9 +18,9 @@
 
 use std::path::Path;
 
-use crate::db::cursor::Cursor;
-use crate::db::filename::table_file_name;
-use crate::db::version_edit::NewFile;
+use crate::db::engine::Cursor;
+use crate::db::files::table_file_name;
+use crate::db::files::NewFile;
 use crate::error::{Error, Result};
 use crate::format::MAX_SEQUENCE;
 use crate::internal_key::{self, ValueType};

@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use crate::db::write_batch::BatchRecord;
+use crate::db::files::BatchRecord;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::util::comparator::Comparator;
 

@@ -10,9 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::db::format::NUM_LEVELS;
-use crate::db::log_reader::{LogItem, LogReader};
-use crate::db::version_edit::VersionEdit;
+use crate::db::files::VersionEdit;
+use crate::db::files::NUM_LEVELS;
+use crate::db::files::{LogItem, LogReader};
 use crate::error::{Error, Result};
 
 /// A live table, as the MANIFEST lists it.

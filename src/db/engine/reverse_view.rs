@@ -16,8 +16,8 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::db::cursor::Cursor;
-use crate::db::merging::MergingCursor;
+use crate::db::engine::Cursor;
+use crate::db::engine::MergingCursor;
 use crate::error::Error;
 use crate::format::MAX_SEQUENCE;
 use crate::internal_key::{self, ValueType};

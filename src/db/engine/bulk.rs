@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::db::filename::{manifest_file_name, table_file_name};
-use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS, TARGET_FILE_SIZE};
-use crate::db::log_writer::LogWriter;
-use crate::db::version_edit::{NewFile, VersionEdit};
+use crate::db::files::LogWriter;
+use crate::db::files::{manifest_file_name, table_file_name};
+use crate::db::files::{NewFile, VersionEdit};
+use crate::db::files::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS, TARGET_FILE_SIZE};
 use crate::error::{Error, Result};
 use crate::format::coding;
 use crate::format::TYPE_VALUE;

@@ -15,7 +15,7 @@
 //!   9 prev log number  varint64
 //! ```
 
-use crate::db::format::{
+use crate::db::files::{
     NUM_LEVELS, TAG_COMPACT_POINTER, TAG_COMPARATOR, TAG_DELETED_FILE, TAG_LAST_SEQUENCE,
     TAG_LOG_NUMBER, TAG_NEW_FILE, TAG_NEXT_FILE_NUMBER, TAG_PREV_LOG_NUMBER,
     TAG_RETIRED_LARGE_VALUE_REF,

@@ -15,8 +15,8 @@
 
 use std::borrow::Cow;
 
-use crate::db::format::{LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE};
-use crate::db::log_physical::{GapKind, Physical, PhysicalReader};
+use crate::db::files::{GapKind, Physical, PhysicalReader};
+use crate::db::files::{LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE};
 use crate::error::Error;
 
 /// One item of a log: a logical record, or damage.
@@ -232,8 +232,8 @@ impl<'a> Iterator for LogReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::format::LOG_BLOCK_SIZE;
-    use crate::db::log_writer::LogWriter;
+    use crate::db::files::LogWriter;
+    use crate::db::files::LOG_BLOCK_SIZE;
 
     fn log(records: &[&[u8]]) -> Vec<u8> {
         let mut w = LogWriter::new(Vec::new());

@@ -15,7 +15,7 @@
 //! as a record with `checksum_ok: false`; its length may itself be damaged, so the rest of
 //! its block is dropped, as LevelDB does.
 
-use crate::db::format::{LOG_BLOCK_SIZE, LOG_HEADER_SIZE, LOG_ZERO_TYPE};
+use crate::db::files::{LOG_BLOCK_SIZE, LOG_HEADER_SIZE, LOG_ZERO_TYPE};
 use crate::util::crc32c;
 
 /// One physical item of a log file.
@@ -172,7 +172,7 @@ impl<'a> Iterator for PhysicalReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::log_writer::LogWriter;
+    use crate::db::files::LogWriter;
 
     /// The bytes each item covers.
     fn span(p: &Physical<'_>) -> (u64, u64) {

@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::db::cursor::Cursor;
+use crate::db::engine::Cursor;
 use crate::error::Error;
 use crate::internal_key::{self, InternalKeyComparator, ValueType};
 use crate::util::comparator::Comparator;
@@ -50,7 +50,7 @@ impl<'a> MergingCursor<'a> {
     /// Whether every child moves backward; if not, the merge stops with an error.
     fn check_reverse(&mut self) -> bool {
         if self.err.is_none() && !self.children.iter().all(|c| c.can_reverse()) {
-            self.err = Some(crate::db::cursor::cannot_reverse());
+            self.err = Some(crate::db::engine::cannot_reverse());
         }
         self.err.is_none()
     }

@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 
 use crate::block::BlockIter;
 use crate::compress::CompressionProfile;
-use crate::db::damage::{Damage, DamageLog};
+use crate::db::salvage::{Damage, DamageLog};
 use crate::error::{BlockKind, Error};
 use crate::format::{BlockHandle, BLOCK_TRAILER_LEN};
 use crate::internal_key::{self, InternalKeyComparator};

@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use crate::db::format::{
+use crate::db::files::{
     LOG_BLOCK_SIZE, LOG_FIRST, LOG_FULL, LOG_HEADER_SIZE, LOG_LAST, LOG_MIDDLE,
 };
 use crate::util::crc32c;
@@ -105,7 +105,7 @@ impl<W: Write> LogWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::log_reader::{LogItem, LogReader};
+    use crate::db::files::{LogItem, LogReader};
 
     fn records(log: &[u8]) -> Vec<Vec<u8>> {
         LogReader::new(log)

@@ -21,13 +21,13 @@
 use std::cmp::Ordering;
 use std::fs::File;
 
-use crate::db::cursor::{in_table, Cursor, TableCursor, TableFile};
-use crate::db::damage::Damage;
-use crate::db::filename::{self, FileKind};
-use crate::db::log_reader::{LogItem, LogReader};
+use crate::db::engine::{in_table, Cursor, TableCursor, TableFile};
+use crate::db::files::WriteBatchReader;
+use crate::db::files::{self, FileKind};
+use crate::db::files::{LogItem, LogReader};
 use crate::db::reader::{in_file, Db};
-use crate::db::salvage_table::{FoundTable, SkipIter};
-use crate::db::write_batch::WriteBatchReader;
+use crate::db::salvage::Damage;
+use crate::db::salvage::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, ValueType};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
@@ -215,7 +215,7 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
                 value: v.clone(),
                 sequence: p.sequence,
                 kind: p.value_type,
-                file: filename::log_file_name(origin.log),
+                file: files::log_file_name(origin.log),
                 offset: origin.offset,
                 location: Location::Log {
                     batch_offset: origin.offset,

@@ -9,9 +9,9 @@
 
 use std::cmp::Ordering;
 
-use crate::db::memtable::MemTable;
-use crate::db::salvage_table::{EntryPos, FoundTable, SkipIter};
-use crate::db::version::FileMeta;
+use crate::db::engine::MemTable;
+use crate::db::files::FileMeta;
+use crate::db::salvage::{EntryPos, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::InternalKeyComparator;
 use crate::io::RandomAccess;
@@ -21,7 +21,7 @@ use crate::table::TableReader;
 use crate::util::comparator::Comparator;
 
 /// How a database's tables are read: the file with `pread`, or a memory map
-/// ([`crate::db::Db::open_mmap`]).
+/// (`Db::open_mmap`).
 pub type TableFile = Box<dyn RandomAccess + Send + Sync>;
 
 /// A forward cursor over sorted internal-key entries.
@@ -410,7 +410,7 @@ pub(crate) fn in_table(number: u64, e: Error) -> Error {
     match e {
         e @ Error::InFile { .. } => e,
         e => Error::InFile {
-            file: crate::db::filename::table_file_name(number),
+            file: crate::db::files::table_file_name(number),
             source: Box::new(e),
         },
     }
