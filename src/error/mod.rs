@@ -263,6 +263,12 @@ pub enum Error {
         /// Why, and where the keys break each order.
         reason: String,
     },
+    /// A database directory changed under the reader faster than it could read one
+    /// consistent state of it: its owner (LevelDB, a browser) is compacting or writing it.
+    OwnerRewriting {
+        /// What changed.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -284,6 +290,7 @@ impl Error {
                 | Error::InvalidArgument(_)
                 | Error::UnknownComparator { .. }
                 | Error::UnsettledOrder { .. }
+                | Error::OwnerRewriting { .. }
         ) && !matches!(self, Error::InFile { source, .. } if !source.is_corruption())
     }
 
