@@ -44,6 +44,44 @@ use crate::error::{Error, Result};
 /// Attempts at one consistent state before giving up.
 pub(super) const MAX_ATTEMPTS: u32 = 20;
 
+/// The points of an attempt between which the owner may change the directory (the tests
+/// change it there: `live_tests.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The directory listed, its tables and logs held.
+    Listed,
+    /// CURRENT and the MANIFEST read.
+    ManifestRead,
+    /// The version's tables held.
+    TablesHeld,
+    /// The directory listed again (the logs new since held).
+    Relisted,
+}
+
+/// What a test does at each step of an attempt.
+#[cfg(test)]
+pub(super) type StepHook = Box<dyn FnMut(Step)>;
+
+#[cfg(test)]
+thread_local! {
+    /// What a test does at each step of an attempt on this thread.
+    pub(super) static AT_STEP: std::cell::RefCell<Option<StepHook>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// An attempt is at `step` (a test may change the directory here).
+#[inline]
+pub(super) fn step(step: Step) {
+    #[cfg(test)]
+    AT_STEP.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f(step);
+        }
+    });
+    #[cfg(not(test))]
+    let _ = step;
+}
+
 /// What one attempt at opening saw of the directory, to tell whether the owner changed it
 /// meanwhile.
 #[derive(Debug, Default)]

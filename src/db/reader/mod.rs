@@ -304,6 +304,8 @@ mod get;
 mod level_search;
 mod listing;
 mod live;
+#[cfg(test)]
+mod live_tests;
 mod open;
 mod open_table;
 mod order;

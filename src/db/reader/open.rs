@@ -11,7 +11,7 @@
 use std::io::{ErrorKind, Read};
 
 use super::listing::Listing;
-use super::live::Observed;
+use super::live::{self, Observed, Step};
 use super::order::{self, OrderSource};
 use super::*;
 
@@ -31,6 +31,7 @@ impl Db {
         // Listed, its tables and logs held open, before the MANIFEST is read: what a flush
         // or a compaction deletes meanwhile is still read (listing.rs).
         let mut listing = Listing::take(&dir)?;
+        live::step(Step::Listed);
         let mut notes = Vec::new();
         let damage = DamageLog::default();
         let salvage = opts.salvage;
@@ -81,6 +82,7 @@ impl Db {
             }
             Err(e) => return Err(e),
         };
+        live::step(Step::ManifestRead);
         let manifest_torn_tail = state.torn_tail.filter(|_| !repair_view);
 
         // The comparator a MANIFEST names: the live one's, or (repair view) the newest
@@ -123,8 +125,10 @@ impl Db {
         for (_, name) in &gone {
             seen.vanished(name);
         }
+        live::step(Step::TablesHeld);
         // Listed again: the logs new since (one the MANIFEST names among them), held too.
         listing.refresh(&dir, false)?;
+        live::step(Step::Relisted);
         // Tables on disk by number (with their actual name, .ldb or .sst).
         let on_disk: BTreeMap<u64, String> = tables
             .0
