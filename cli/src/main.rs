@@ -11,6 +11,7 @@ mod blocks;
 mod bloom;
 mod build;
 mod common;
+mod conform;
 mod db;
 mod decoding;
 mod filekind;
@@ -101,6 +102,8 @@ enum Command {
     Manifest(manifest::Args),
     /// Rewrite a table with another filter; data blocks are copied byte for byte.
     Refilter(refilter::Args),
+    /// Run the conformance kit against another implementation through its adapter command.
+    Conform(conform::Args),
 }
 
 fn main() {
@@ -141,6 +144,7 @@ fn main() {
         Command::Log(a) => log::run(&g, a),
         Command::Manifest(a) => manifest::run(a),
         Command::Refilter(a) => refilter::run(&g, a),
+        Command::Conform(a) => conform::run(a),
     };
     let code = match res {
         Ok(code) => code,

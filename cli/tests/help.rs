@@ -20,6 +20,7 @@ fn expected() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("blocks", &["--keys", "--no-verify"][..]),
         ("refilter", &["--keys", "--comparator"][..]),
         ("build", &["--keys"][..]),
+        ("conform", &[][..]),
         ("bloom", &[][..]),
         ("bloom add", &[][..]),
         ("bloom check", &[][..]),

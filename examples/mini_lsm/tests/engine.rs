@@ -1,4 +1,4 @@
-//! The example LSM engine (`examples/mini_lsm/engine`, built from the crate's public pieces)
+//! The example LSM engine (`mini_lsm`, built from leveldb-table's public pieces)
 //! against C++ LevelDB both ways (plyvel, paranoid checks), against a model (proptest, many
 //! seeds, with reopens, snapshots, ranges, flushes and compactions), and its LOCK against
 //! LevelDB's.
@@ -6,19 +6,14 @@
 //! Small memtables and tables (a few KiB) make flushes and compactions, down to level 3 and
 //! deeper, happen within a few thousand writes.
 
-#[path = "../examples/mini_lsm/cli.rs"]
-mod cli;
-#[path = "../examples/mini_lsm/engine/mod.rs"]
-mod engine;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use engine::{Db, Event, Options};
 use leveldb_table::db::files::WriteBatch;
+use mini_lsm::{cli, Db, Event, Options};
 use proptest::prelude::*;
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -523,7 +518,7 @@ proptest! {
         let opts = Options { write_buffer_size: 2 << 10, max_file_size: 2 << 10, level1_max_bytes: 8 << 10, ..Options::default() };
         let mut db = Db::open(tmp.path(), opts.clone()).unwrap();
         let mut model = Model::new();
-        let mut snap: Option<(engine::Snapshot, Model)> = None;
+        let mut snap: Option<(mini_lsm::Snapshot, Model)> = None;
         for op in ops {
             match op {
                 Op::Put(n, x) => { db.put(&k(n), &v(n, x)).unwrap(); model.insert(k(n), v(n, x)); }

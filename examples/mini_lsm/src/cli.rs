@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::engine::{Db, Options};
+use crate::{Db, Options};
 use leveldb_table::db::files::WriteBatch;
 
 fn usage() -> ExitCode {
@@ -15,6 +15,12 @@ fn usage() -> ExitCode {
          [--fresh] [--json] [--sync]"
     );
     ExitCode::from(2)
+}
+
+/// Runs the command line of this process.
+pub fn main_from_env() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    main(&args, &mut std::io::stdout().lock())
 }
 
 /// Runs the command line `args` (without the program name), printing to `out`.

@@ -1,4 +1,4 @@
-//! Crash test of the example LSM engine (`examples/mini_lsm/engine`): a child process
+//! Crash test of the example LSM engine (`mini_lsm`): a child process
 //! writes with sync on and is killed with SIGKILL, again and again, while it writes, while
 //! its background thread flushes a memtable, while it compacts, and while it recovers. After
 //! every kill:
@@ -16,16 +16,13 @@
 //! This is a test without the libtest harness (`harness = false` in Cargo.toml): the same
 //! binary is the child when `MINI_LSM_CRASH_CHILD` is set.
 
-#[path = "../examples/mini_lsm/engine/mod.rs"]
-mod engine;
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use engine::{Db, Event, Options};
+use mini_lsm::{Db, Event, Options};
 use sha2::{Digest, Sha256};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
