@@ -34,6 +34,7 @@ mod reader;
 mod records;
 mod reverse_view;
 mod salvage_table;
+pub mod verify;
 mod version;
 mod version_edit;
 mod write_batch;

@@ -85,6 +85,14 @@ impl Db {
         }
     }
 
+    /// The length of live table `number`'s file (the file held open since the database was
+    /// opened), if it can be read; the MANIFEST records what it should be
+    /// ([`FileMeta::size`](crate::db::files::FileMeta)).
+    pub fn table_file_len(&self, number: u64) -> Option<u64> {
+        let e = self.tables.get(number)?;
+        self.table_file(e).ok()?.size().ok()
+    }
+
     /// All of table `e`'s bytes, from the file held open.
     fn table_bytes(&self, e: &Entry) -> Result<Vec<u8>> {
         let f = self.table_file(e)?;
