@@ -13,8 +13,8 @@ use leveldb_table::{
 use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
-use crate::decoding::Decoding;
 use crate::filekind::{self, Kind};
 use crate::output::{OutFormat, RowsOut};
 
@@ -56,7 +56,7 @@ const LOG_BLOCK: usize = leveldb_table::db::files::LOG_BLOCK_SIZE;
 /// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...
 pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8>, Failure> {
     let refuse = |kind: Kind| filekind::expect(path, &kind, want, wanted).map_err(Failure::error);
-    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+    if let Some(msg) = crate::chrome::not_leveldb(path) {
         return Err(Failure::error(msg));
     }
     if path.is_dir() {
@@ -195,7 +195,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     // IndexedDB keys (and values) decoded when the order is idb_cmp1: asked, or the
     // MANIFEST of the log's directory names it.
     let idb_asked = g.comparator == Some(crate::flags::ComparatorArg::IdbCmp1);
-    let dec = Decoding::for_log(&a.file, idb_asked);
+    let dec = Decoding::for_log(&a.file, idb_asked)?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     let mut line = Vec::new();

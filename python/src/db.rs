@@ -7,16 +7,15 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use leveldb_table::db::chrome::{idb_blob_dir, idb_catalog};
 use leveldb_table::db::engine::ReverseView;
 use leveldb_table::db::{Db, DbOptions};
-use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
-use leveldb_table::idb::Catalog;
 use leveldb_table::Comparator;
 use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
+use sst_chrome::idb::{idb_blob_dir, idb_catalog, Catalog};
 
 use crate::chrome::{Area, IdbContext, IdbIter, StorageIter};
 use crate::errors::IntoPy;
@@ -33,14 +32,15 @@ pub struct PyDb {
 }
 
 impl PyDb {
-    fn storage(&self, area: Area) -> PyResult<StorageIter> {
+    fn storage(&self, py: Python<'_>, area: Area) -> PyResult<StorageIter> {
         let db = self.db()?;
         let view = DbView {
             db: db.clone(),
             snapshot: db.last_sequence(),
         };
         let batches = Batches::new(Box::new(view), Bounds::default());
-        Ok(StorageIter::new(&db, area, batches))
+        py.detach(|| StorageIter::new(&db, area, batches))
+            .py_err(py, None)
     }
 
     /// The open database (an error once closed).
@@ -58,10 +58,11 @@ impl PyDb {
     #[new]
     #[pyo3(signature = (path, salvage = false, verify_checksums = true))]
     fn new(py: Python<'_>, path: PathBuf, salvage: bool, verify_checksums: bool) -> PyResult<Self> {
+        // Chrome's IndexedDB order is among those a MANIFEST may name.
         let opts = DbOptions {
             salvage,
             verify_checksums,
-            ..DbOptions::default()
+            ..sst_chrome::db_options()
         };
         let shown = path.display().to_string();
         let db = py
@@ -135,7 +136,7 @@ impl PyDb {
                 db.comparator_name()
             )));
         }
-        let catalog = py.detach(|| idb_catalog(&db));
+        let catalog = py.detach(|| idb_catalog(&db)).py_err(py, None)?;
         let keep = match (database, store) {
             (None, None) => None,
             _ => Some(select(&catalog, database, store)),
@@ -155,14 +156,14 @@ impl PyDb {
 
     /// The items of a Chrome localStorage directory (`Local Storage/leveldb`) as text
     /// (`leveldb_table.chrome.StorageItem`).
-    fn local_storage(&self) -> PyResult<StorageIter> {
-        self.storage(Area::Local)
+    fn local_storage(&self, py: Python<'_>) -> PyResult<StorageIter> {
+        self.storage(py, Area::Local)
     }
 
     /// The items of a Chrome sessionStorage directory (`Session Storage`) as text, with
     /// the sessions (namespaces) and origin of their map.
-    fn session_storage(&self) -> PyResult<StorageIter> {
-        self.storage(Area::Session)
+    fn session_storage(&self, py: Python<'_>) -> PyResult<StorageIter> {
+        self.storage(py, Area::Session)
     }
 
     /// What the directory holds: the MANIFEST, levels, logs, notes, damage.

@@ -1,5 +1,5 @@
 //! Every record of every file of a database directory, with where it lives and what became
-//! of it: the forensic listing (what dfindexeddb calls recovered records).
+//! of it: the forensic listing (what forensic tools call recovered records).
 //!
 //! ```text
 //! record: user key, value, sequence, kind (value | deletion),

@@ -30,18 +30,19 @@ use crate::db::merging::{MergingCursor, ViewCursor};
 use crate::db::version::{FileMeta, ManifestState};
 use crate::db::write_batch::{BatchRecord, WriteBatchReader};
 use crate::error::{Error, Result};
-use crate::idb::format::IDB_COMPARATOR_NAME;
-use crate::idb::IdbComparator;
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::{Lookup, LookupKind};
-use crate::util::comparator::{BytewiseComparator, Comparator};
+use crate::util::comparator::Comparator;
 
 /// How a database is opened.
 #[derive(Clone)]
 pub struct DbOptions {
-    /// Comparators besides the built-in bytewise one, matched by the name in the MANIFEST.
-    pub comparators: Vec<Arc<dyn Comparator>>,
+    /// Orders besides the built-in bytewise one (an application's comparators), used when
+    /// the MANIFEST names one; under `salvage` without a usable MANIFEST, the candidates the
+    /// keys are checked against. A MANIFEST naming an order that is neither bytewise nor
+    /// here is refused ([`Error::UnknownComparator`], naming it), never read in another.
+    pub comparators: Vec<KnownOrder>,
     /// Verify block checksums on every read (true).
     pub verify_checksums: bool,
     /// Skip what is damaged instead of failing: damaged log records, missing tables, damaged
@@ -288,18 +289,6 @@ fn batch_at(e: Error, record_offset: u64) -> Error {
     }
 }
 
-/// The comparators this crate implements, by the name a MANIFEST records:
-/// `leveldb.BytewiseComparator` and Chrome IndexedDB's `idb_cmp1`.
-pub fn builtin_comparator(name: &str) -> Option<Arc<dyn Comparator>> {
-    if name == BYTEWISE_COMPARATOR_NAME {
-        Some(Arc::new(BytewiseComparator))
-    } else if name == IDB_COMPARATOR_NAME {
-        Some(Arc::new(IdbComparator))
-    } else {
-        None
-    }
-}
-
 mod get;
 mod level_search;
 mod listing;
@@ -312,5 +301,5 @@ mod order;
 mod tables;
 
 use level_search::LevelSearch;
-pub use order::OrderSource;
+pub use order::{KeyTest, KnownOrder, OrderSource};
 use tables::Tables;

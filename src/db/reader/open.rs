@@ -169,6 +169,7 @@ impl Db {
                 &on_disk,
                 log_keys.into_iter(),
                 given.as_ref().map(|(c, _)| c.clone()),
+                &opts.comparators,
                 opts.verify_checksums,
                 &damage,
             )?;
@@ -286,6 +287,7 @@ impl Db {
             && !opts
                 .comparators
                 .iter()
+                .map(|o| &o.comparator)
                 .chain(opts.order.iter())
                 .any(|c| c.name() == BYTEWISE_COMPARATOR_NAME);
         let search = state

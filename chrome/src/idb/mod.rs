@@ -3,13 +3,16 @@
 //! Chrome keeps each origin's IndexedDB data in a LevelDB directory whose MANIFEST names the
 //! comparator `idb_cmp1`. Its tables use LevelDB's bloom filter over user keys, so they are
 //! read like any other once the order is known: [`IdbComparator`] is that order, and
-//! the database reader (`db::Db::open`) picks it from the MANIFEST. [`decode_key`] and
-//! [`decode_record_value`] turn keys and values into their parts for display.
+//! the database reader (`leveldb_table::Db::open`) takes it from the options
+//! ([`known_order`], [`crate::db_options`]) when the MANIFEST names it. [`decode_key`] and
+//! [`decode_record_value`] turn keys and values into their parts for display;
+//! [`idb_catalog`] reads the names and [`idb_value`] a record's serialized value.
 //! The coding is described in [`format`](mod@format) (`docs/indexeddb.md` has the whole story).
 
 mod catalog;
 mod coding;
 mod comparator;
+mod directory;
 mod external;
 pub mod format;
 mod key;
@@ -19,7 +22,10 @@ mod wrapping;
 
 pub use catalog::{decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, StoreInfo};
 pub use coding::{KeyPrefix, PrefixKind};
-pub use comparator::{is_well_formed, key_prefix, IdbComparator};
+pub use comparator::{is_well_formed, key_prefix, known_order, IdbComparator};
+pub use directory::{
+    idb_blob_dir, idb_blob_list, idb_catalog, idb_value, prefix_key, IdbValue, ValueSource,
+};
 pub use external::{
     blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalKind,
     ExternalObject,

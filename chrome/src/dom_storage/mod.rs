@@ -5,10 +5,14 @@
 //! and say what it is: a stored item (origin, key, value), or the databases' own metadata.
 //! Strings are [`JsStr`](crate::v8value::JsStr)s, so text with lone surrogates keeps its
 //! code units. Layouts are in [`local`] and [`session`] (and `docs/indexeddb.md`).
+//! [`detect_storage`] tells which of the two a directory holds; [`session_maps`] reads
+//! sessionStorage's maps.
 
+mod directory;
 pub mod local;
 pub mod session;
 
+pub use directory::{detect_storage, session_maps};
 pub use local::{decode_local_storage, LocalStorageEntry, StorageText};
 pub use session::{decode_session_storage, SessionStorageEntry};
 

@@ -1,11 +1,11 @@
 //! Pieces of the `"idb"` object written straight into the row, with the text `serde_json`
-//! gives the same values (`crate::idb::key_json` through `serde_json`: keys of an object
+//! gives the same values (`super::idb::key_json` through `serde_json`: keys of an object
 //! in alphabetical order, floats as `ryu` spells them, strings escaped alike), without
 //! building a `serde_json::Value` per row.
 
 use std::fmt;
 
-use leveldb_table::idb::IdbKey;
+use sst_chrome::idb::IdbKey;
 
 /// Writes what is formatted into it as the inside of a JSON string (as `serde_json`
 /// escapes: `\"`, `\\`, `\b \f \n \r \t`, other control characters as `\u00xx`).
@@ -52,7 +52,7 @@ fn push_f64(out: &mut Vec<u8>, x: f64) {
     }
 }
 
-/// A typed key, as `crate::idb::key_json` gives it through `serde_json`.
+/// A typed key, as `super::idb::key_json` gives it through `serde_json`.
 pub fn push_key(out: &mut Vec<u8>, k: &IdbKey) {
     match k {
         IdbKey::Min => out.extend_from_slice(b"{\"type\":\"min\"}"),

@@ -3,10 +3,10 @@
 //! to themselves, shared objects and cycles included; and no bytes make any decoder of
 //! Chrome's storage panic.
 
-use leveldb_table::dom_storage::{decode_local_storage, decode_session_storage};
-use leveldb_table::idb::{decode_external_objects, identify_sqlite, unwrap_value, Catalog};
-use leveldb_table::v8value::{decode, decode_v8, JsStr, Object, ObjectId, PropertyKey, Value};
 use proptest::prelude::*;
+use sst_chrome::dom_storage::{decode_local_storage, decode_session_storage};
+use sst_chrome::idb::{decode_external_objects, identify_sqlite, unwrap_value, Catalog};
+use sst_chrome::v8value::{decode, decode_v8, JsStr, Object, ObjectId, PropertyKey, Value};
 
 /// Chrome 156's envelope: Blink 21, empty trailer offset, V8 16.
 const ENV: &[u8] = b"\xff\x15\xfe\0\0\0\0\0\0\0\0\0\0\0\0\xff\x10";

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use leveldb_table::idb::{blob_file_path, ExternalKind, ExternalObject};
-use leveldb_table::v8value::{FileInfo, HostField, HostObject};
+use sst_chrome::idb::{blob_file_path, ExternalKind, ExternalObject};
+use sst_chrome::v8value::{FileInfo, HostField, HostObject};
 
-use crate::json_text::{push_number, push_plain, push_str};
+use super::json_text::{push_number, push_plain, push_str};
 
 /// Where a record's Blobs and Files are: its blob list and the folder of blob files.
 pub struct Blobs<'a> {

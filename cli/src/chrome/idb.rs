@@ -1,11 +1,11 @@
 //! IndexedDB display: keys decoded into their parts and record values' envelopes, shown when
 //! the order is `idb_cmp1` (a Chrome IndexedDB database, or `--comparator idb_cmp1`).
 
-use leveldb_table::idb::{
+use serde_json::{json, Value};
+use sst_chrome::idb::{
     decode_exists_value, decode_key, decode_record_value, DecodedKey, Envelope, IdbKey, KeyBody,
     MetaField,
 };
-use serde_json::{json, Value};
 
 use crate::common;
 

@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 
 use super::format::{SSV_PSEUDO_VERSION, SSV_SNAPPY, SSV_VERSION_TAG, SSV_WRAPPED_IN_BLOB};
-use crate::compress::snappy_into;
 use crate::v8value::{ValueError, ValueErrorKind};
+use leveldb_table::raw::compress::snappy_into;
 
 /// Bytes of the wrapping header (version tag, pseudo version, command).
 const HEADER: usize = 3;

@@ -26,7 +26,8 @@ use super::coding::{
     cmp_keys, read_byte, read_prefix, read_string, read_varint, skip_key, KeyPrefix, PrefixKind,
 };
 use super::format::*;
-use crate::util::comparator::Comparator;
+use leveldb_table::db::KnownOrder;
+use leveldb_table::Comparator;
 
 /// Chrome's IndexedDB comparator, `idb_cmp1`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,6 +50,16 @@ impl Comparator for IdbComparator {
     fn find_shortest_separator(&self, _start: &mut Vec<u8>, _limit: &[u8]) {}
 
     fn find_short_successor(&self, _key: &mut Vec<u8>) {}
+}
+
+/// `idb_cmp1` as an order a [`leveldb_table::Db`] may be read in: named by a MANIFEST, or
+/// found by salvage (no MANIFEST) when every key is well-formed ([`is_well_formed`]) and in
+/// its order; Chrome's global metadata keys (database id 0) mark the data as IndexedDB's
+/// when the few keys there are also fit bytewise order.
+pub fn known_order() -> KnownOrder {
+    KnownOrder::new(std::sync::Arc::new(IdbComparator))
+        .well_formed(is_well_formed)
+        .marker(|k| key_prefix(k).is_some_and(|p| p.kind() == PrefixKind::GlobalMeta))
 }
 
 /// True if Chromium's decoders accept `key` (its prefix, and the fields its kind compares),

@@ -9,9 +9,9 @@
 
 use std::cmp::Ordering;
 
-use leveldb_table::idb::{decode_key, is_well_formed, IdbComparator, IdbKey, KeyBody, KeyPrefix};
 use leveldb_table::Comparator;
 use proptest::prelude::*;
+use sst_chrome::idb::{decode_key, is_well_formed, IdbComparator, IdbKey, KeyBody, KeyPrefix};
 
 fn idb_key() -> impl Strategy<Value = IdbKey> {
     let number = prop_oneof![
@@ -247,9 +247,9 @@ fn model(a: &[u8], b: &[u8]) -> Ordering {
             }
             // Typed metadata: the fields in order (ids as integers, names as code units),
             // bytes after them ignored.
-            let fields = |f: &[leveldb_table::idb::MetaField]| {
+            let fields = |f: &[sst_chrome::idb::MetaField]| {
                 f.iter()
-                    .filter(|x| !matches!(x, leveldb_table::idb::MetaField::Raw(_)))
+                    .filter(|x| !matches!(x, sst_chrome::idb::MetaField::Raw(_)))
                     .map(|x| format!("{x:?}"))
                     .collect::<Vec<_>>()
             };
@@ -397,7 +397,7 @@ proptest! {
     fn no_panic_on_any_bytes(a in prop::collection::vec(any::<u8>(), 0..64), b in prop::collection::vec(any::<u8>(), 0..64)) {
         let _ = IdbComparator.compare(&a, &b);
         let _ = decode_key(&a);
-        let _ = leveldb_table::idb::decode_record_value(&a);
+        let _ = sst_chrome::idb::decode_record_value(&a);
     }
 }
 

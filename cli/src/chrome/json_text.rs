@@ -1,7 +1,7 @@
 //! JavaScript strings and numbers as JSON text, spelled as `JSON.stringify` spells them:
 //! the writers every decoded row uses (`"data"`, localStorage and sessionStorage).
 
-use leveldb_table::v8value::{bigint_to_decimal, write_js_number, JsStr, Value};
+use sst_chrome::v8value::{bigint_to_decimal, write_js_number, JsStr, Value};
 
 /// A primitive: strings and finite numbers as themselves, the rest as `$type` objects.
 pub fn push_primitive(out: &mut Vec<u8>, v: &Value<'_>) {

@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{chrome, Db, DbOptions};
-use leveldb_table::dom_storage::StorageKind;
-use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
-use leveldb_table::idb::{key_prefix, Catalog};
+use leveldb_table::db::{Db, DbOptions};
+use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
+use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
+use sst_chrome::idb::{idb_blob_dir, idb_catalog, key_prefix, prefix_key, Catalog};
 
 use crate::common::Failure;
 
@@ -118,10 +118,20 @@ impl<'a> Decoding<'a> {
             DecodeMode::Localstorage => Kind::Local,
             DecodeMode::Sessionstorage => Kind::Session,
             DecodeMode::Auto if is_idb => Kind::IndexedDb,
-            DecodeMode::Auto => match chrome::detect_storage(db) {
-                Some(StorageKind::Local) => Kind::Local,
-                Some(StorageKind::Session) => Kind::Session,
-                None => Kind::None,
+            DecodeMode::Auto => match detect_storage(db) {
+                Ok(Some(StorageKind::Local)) => Kind::Local,
+                Ok(Some(StorageKind::Session)) => Kind::Session,
+                Ok(None) => Kind::None,
+                // The read that follows meets the same damage and reports it; meanwhile,
+                // say why nothing is decoded.
+                Err(e) => {
+                    crate::common::warn(&format!(
+                        "{}: whether it holds localStorage or sessionStorage cannot be told \
+                         ({e}); keys and values are shown as bytes (--decode says what they are)",
+                        dir.display()
+                    ));
+                    Kind::None
+                }
             },
         };
         if (a.database.is_some() || a.store.is_some()) && kind != Kind::IndexedDb {
@@ -138,11 +148,11 @@ impl<'a> Decoding<'a> {
         };
         match kind {
             Kind::IndexedDb => {
-                d.catalog = chrome::idb_catalog(db);
-                d.blob_dir = chrome::idb_blob_dir(dir);
+                d.catalog = idb_catalog(db).map_err(|e| unreadable(dir, &e))?;
+                d.blob_dir = idb_blob_dir(dir);
                 d.allowed = filter(&d.catalog, dir, a)?;
             }
-            Kind::Session => d.maps = chrome::session_maps(db),
+            Kind::Session => d.maps = session_maps(db).map_err(|e| unreadable(dir, &e))?,
             Kind::Local | Kind::None => {}
         }
         Ok(d)
@@ -150,10 +160,13 @@ impl<'a> Decoding<'a> {
 
     /// The decoding of a log file: IndexedDB keys when `idb_cmp1` is asked or the log's
     /// directory is in that order (then its names and blob folder too).
-    pub fn for_log(path: &Path, idb_asked: bool) -> Decoding<'static> {
+    ///
+    /// # Errors
+    /// The directory's names cannot be read.
+    pub fn for_log(path: &Path, idb_asked: bool) -> Result<Decoding<'static>, Failure> {
         let dir = idb_directory(path);
         if !idb_asked && dir.is_none() {
-            return Decoding::none();
+            return Ok(Decoding::none());
         }
         Decoding::indexeddb_in(path, dir)
     }
@@ -161,26 +174,30 @@ impl<'a> Decoding<'a> {
     /// The decoding of a table read in `idb_cmp1` order (`idb`): IndexedDB keys and values,
     /// with the names and blob folder of the table's directory when it is an IndexedDB
     /// database; nothing otherwise.
-    pub fn for_table(path: &Path, idb: bool) -> Decoding<'static> {
+    ///
+    /// # Errors
+    /// The directory's names cannot be read.
+    pub fn for_table(path: &Path, idb: bool) -> Result<Decoding<'static>, Failure> {
         if !idb {
-            return Decoding::none();
+            return Ok(Decoding::none());
         }
         Decoding::indexeddb_in(path, idb_directory(path))
     }
 
     /// IndexedDB decoding for a file, with `db` (its directory's database) for names and
     /// blob entries when there is one.
-    fn indexeddb_in(path: &Path, db: Option<Db>) -> Decoding<'static> {
+    fn indexeddb_in(path: &Path, db: Option<Db>) -> Result<Decoding<'static>, Failure> {
         let mut d = Decoding {
             kind: Kind::IndexedDb,
             ..Decoding::none()
         };
         if let Some(db) = db {
-            d.catalog = chrome::idb_catalog(&db);
-            d.blob_dir = chrome::idb_blob_dir(parent_dir(path));
+            let dir = parent_dir(path);
+            d.catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
+            d.blob_dir = idb_blob_dir(dir);
             d.db = DbHandle::Owned(Box::new(db));
         }
-        d
+        Ok(d)
     }
 
     /// The database, for lookups of blob entries.
@@ -211,9 +228,9 @@ impl<'a> Decoding<'a> {
         let &(db, store) = self.allowed.as_ref()?.iter().min()?;
         Some(match store {
             // A store's records come first: the bare record prefix (index 1).
-            Some(store) => chrome::prefix_key(db, store, 1, None),
+            Some(store) => prefix_key(db, store, 1, None),
             // A database's metadata: the prefix and the first type byte.
-            None => chrome::prefix_key(db, 0, 0, Some(0)),
+            None => prefix_key(db, 0, 0, Some(0)),
         })
     }
 
@@ -234,6 +251,11 @@ impl<'a> Decoding<'a> {
     }
 }
 
+/// What could not be read of the directory `dir`.
+fn unreadable(dir: &Path, e: &sst_chrome::Error) -> Failure {
+    Failure::error(format!("{}: {e}", dir.display()))
+}
+
 /// The directory holding the file at `path` (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
     path.parent()
@@ -246,7 +268,7 @@ fn parent_dir(path: &Path) -> &Path {
 fn idb_directory(path: &Path) -> Option<Db> {
     let opts = DbOptions {
         salvage: true,
-        ..DbOptions::default()
+        ..sst_chrome::db_options()
     };
     Db::open(parent_dir(path), opts)
         .ok()

@@ -16,9 +16,9 @@
 //! read and written anew here.
 //!
 //! ```
-//! use leveldb_table::v8value::{decode, Object, Value};
+//! use sst_chrome::v8value::{decode, Object, Value};
 //!
-//! # fn main() -> Result<(), leveldb_table::v8value::ValueError> {
+//! # fn main() -> Result<(), sst_chrome::v8value::ValueError> {
 //! // {"a": 1} as Chrome 156 stores it: Blink 21 (trailer offset 0), V8 16.
 //! let bytes = b"\xff\x15\xfe\0\0\0\0\0\0\0\0\0\0\0\0\xff\x10o\"\x01aI\x02{\x01";
 //! let d = decode(bytes)?;

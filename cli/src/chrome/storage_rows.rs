@@ -3,13 +3,13 @@
 //! {"kind": "item", "map", "namespace", "namespaces", "origin", "key", "value"}`, and text
 //! rows (`https://a.test / "key" @ 4 => "value"`).
 
-use leveldb_table::dom_storage::{
+use sst_chrome::dom_storage::{
     decode_local_storage, decode_session_storage, LocalStorageEntry, SessionStorageEntry,
     StorageText,
 };
 
-use crate::decoding::{Decoding, Kind};
-use crate::json_text::{push_plain, push_str};
+use super::decoding::{Decoding, Kind};
+use super::json_text::{push_plain, push_str};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -5,12 +5,12 @@
 //! Written without recursion (a task stack), so no nesting depth overflows the thread's
 //! stack; strings and numbers are spelled as JavaScript's `JSON.stringify` spells them.
 
-use leveldb_table::v8value::{
+use sst_chrome::v8value::{
     regexp_flags, write_js_number, Decoded, Object, ObjectId, PropertyKey, Value,
 };
 
-pub use crate::host_json::Blobs;
-use crate::json_text::{push_int, push_number, push_plain, push_primitive, push_str};
+pub use super::host_json::Blobs;
+use super::json_text::{push_int, push_number, push_plain, push_primitive, push_str};
 
 enum Task<'d, 'a> {
     Value(&'d Value<'a>),
@@ -196,7 +196,7 @@ fn object<'d, 'a>(
             false
         }
         Object::Host(h) => {
-            crate::host_json::host(out, h, blobs);
+            super::host_json::host(out, h, blobs);
             false
         }
     };

@@ -1,20 +1,18 @@
-//! IndexedDB rows of `sst db` and `sst log`: the `"idb"` object (`crate::idb`'s key and
+//! IndexedDB rows of `sst db` and `sst log`: the `"idb"` object (`super::idb`'s key and
 //! envelope, plus `db_name`, `store_name`, `index_name` and the value as `data` or
 //! `data_error`), and text rows with names (`corpusdb / records / 42 @ 7 => v3 | {...}`).
 
-use std::borrow::Cow;
-
-use leveldb_table::idb::{
-    blob_entry_key, blob_file_path, decode_exists_value, decode_external_objects, decode_key,
-    decode_record_value, unwrap_value, DecodedKey, Envelope, ExternalObject, KeyBody, Unwrapped,
-};
-use leveldb_table::v8value::{decode, HostObject, Object, ValueError};
-use leveldb_table::{Lookup, ReadOptions};
 use serde_json::json;
+use sst_chrome::idb::{
+    blob_file_path, decode_exists_value, decode_key, decode_record_value, idb_blob_list, idb_value,
+    DecodedKey, Envelope, ExternalObject, KeyBody,
+};
+use sst_chrome::v8value::{HostObject, Object};
+use sst_chrome::Error;
 
-use crate::decoding::{Decoding, Kind};
-use crate::json_text::push_int;
-use crate::value_json::{push_decoded, Blobs};
+use super::decoding::{Decoding, Kind};
+use super::json_text::push_int;
+use super::value_json::{push_decoded, Blobs};
 
 impl Decoding<'_> {
     /// Appends the row's decoded field (`,"idb":{...}`, `,"local_storage":{...}`...).
@@ -55,7 +53,7 @@ impl Decoding<'_> {
                             }
                         }
                     }
-                    None => crate::idb::push_value_text(line, key, value, hex),
+                    None => super::idb::push_value_text(line, key, value, hex),
                 }
             }
             Kind::Local | Kind::Session => self.push_storage_value_text(line, key, value, hex),
@@ -63,7 +61,7 @@ impl Decoding<'_> {
     }
 
     /// `corpusdb / records / 42`, `corpusdb / people / index by_name / "bob" / seq 0 / 2`;
-    /// ids where the names are unknown; metadata as `crate::idb` shows it.
+    /// ids where the names are unknown; metadata as `super::idb` shows it.
     fn key_text(&self, d: &DecodedKey) -> String {
         let p = d.prefix;
         let db = self.catalog.database(p.database);
@@ -73,7 +71,7 @@ impl Decoding<'_> {
         let (Some(dn), Some(sn)) = (db_name, store_name) else {
             return d.to_string();
         };
-        let opt = |k: &Option<leveldb_table::idb::IdbKey>| {
+        let opt = |k: &Option<sst_chrome::idb::IdbKey>| {
             k.as_ref().map_or(String::new(), |k| format!(" / {k}"))
         };
         match &d.body {
@@ -102,13 +100,13 @@ impl Decoding<'_> {
 
     /// The `"idb"` object, written directly in the field order `serde_json` gives it
     /// (alphabetical, as before names and values were added); metadata rows through
-    /// `crate::idb::decoded_json`.
+    /// `super::idb::decoded_json`.
     fn push_idb_json(&self, line: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>) {
         let Some(d) = decode_key(key) else {
             return;
         };
         if let KeyBody::Meta { .. } = d.body {
-            if let Some(mut v) = crate::idb::decoded_json(key, value) {
+            if let Some(mut v) = super::idb::decoded_json(key, value) {
                 if let (Some(obj), Some(name)) = (
                     v.as_object_mut(),
                     self.catalog
@@ -126,12 +124,12 @@ impl Decoding<'_> {
         let store = self.catalog.store(p.database, p.store);
         let str_field = |line: &mut Vec<u8>, name: &str, v: &str| {
             line.extend_from_slice(name.as_bytes());
-            crate::idb_json::push_display(line, &v);
+            super::idb_json::push_display(line, &v);
         };
-        let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<leveldb_table::idb::IdbKey>| {
+        let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<sst_chrome::idb::IdbKey>| {
             line.extend_from_slice(name.as_bytes());
             match k {
-                Some(k) => crate::idb_json::push_key(line, k),
+                Some(k) => super::idb_json::push_key(line, k),
                 None => line.extend_from_slice(b"null"),
             }
         };
@@ -181,7 +179,7 @@ impl Decoding<'_> {
             str_field(line, ",\"store_name\":", name);
         }
         line.extend_from_slice(b",\"text\":");
-        crate::idb_json::push_display(line, &d);
+        super::idb_json::push_display(line, &d);
         match &d.body {
             KeyBody::Record(_) => {
                 let Some(rv) = value.and_then(decode_record_value) else {
@@ -197,7 +195,7 @@ impl Decoding<'_> {
                 {
                     line.truncate(at);
                     line.extend_from_slice(b",\"data_error\":");
-                    crate::common::push_json_str(line, &e);
+                    crate::common::push_json_str(line, &e.to_string());
                 }
             }
             KeyBody::Exists(_) => {
@@ -219,7 +217,7 @@ impl Decoding<'_> {
         line.push(b'}');
     }
 
-    /// A record value's envelope, as `crate::idb` writes it, plus the blob file of a value
+    /// A record value's envelope, as `super::idb` writes it, plus the blob file of a value
     /// moved into one.
     fn push_envelope(
         &self,
@@ -273,7 +271,7 @@ impl Decoding<'_> {
 
     /// A record's value as JSON, or what stops it from decoding and where (offsets count in
     /// the row's value, in the snappy-decompressed value, or in the blob file named).
-    pub fn record_data(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, String> {
+    pub fn record_data(&self, key: &[u8], value: &[u8]) -> Result<Vec<u8>, Error> {
         let database = decode_key(key).map_or(0, |d| d.prefix.database);
         let mut out = Vec::new();
         self.record_data_into(&mut out, key, database, value)?;
@@ -287,55 +285,9 @@ impl Decoding<'_> {
         key: &[u8],
         database: i64,
         value: &[u8],
-    ) -> Result<(), String> {
-        let rv = decode_record_value(value).ok_or("the value has no version varint")?;
-        let shift = value.len() - rv.payload.len();
-        let mut list: Option<Vec<ExternalObject>> = None;
-        let blob_file: Vec<u8>;
-        let mut origin = String::new();
-        let bytes: Cow<'_, [u8]> = match unwrap_value(rv.payload) {
-            Ok(Unwrapped::Value(Cow::Borrowed(b))) => Cow::Borrowed(b),
-            Ok(Unwrapped::Value(b)) => {
-                origin = "snappy-decompressed value".into();
-                b
-            }
-            Ok(Unwrapped::InBlob { size, index }) => {
-                let l = self.externals(key)?;
-                let e = l.get(index as usize).ok_or_else(|| {
-                    format!("the value was moved to blob {index} of the record, which its blob entry does not list")
-                })?;
-                let rel = blob_file_path(database, e.blob_number);
-                let Some(dir) = &self.blob_dir else {
-                    return Err(format!("the value was moved to blob file {rel} of the .blob folder, which is not known for this directory"));
-                };
-                let path = dir.join(&rel);
-                blob_file = std::fs::read(&path).map_err(|err| {
-                    format!("the value was moved to blob file {} ({size} bytes), which cannot be read: {err}", path.display())
-                })?;
-                if blob_file.len() as u64 != size {
-                    return Err(format!(
-                        "the value was moved to blob file {}, which has {} bytes where the record says {size}",
-                        path.display(),
-                        blob_file.len()
-                    ));
-                }
-                list = Some(l);
-                origin = format!("blob file {}", path.display());
-                match unwrap_value(&blob_file) {
-                    Ok(Unwrapped::Value(b)) => b,
-                    Ok(Unwrapped::InBlob { .. }) => {
-                        return Err(format!("{origin} holds another blob reference"))
-                    }
-                    Err(e) => return Err(format!("{} in {origin}", e)),
-                }
-            }
-            Err(e) => return Err(shifted(e, shift)),
-        };
-        let d = match decode(&bytes) {
-            Ok(d) => d,
-            Err(e) if origin.is_empty() => return Err(shifted(e, shift)),
-            Err(e) => return Err(format!("{e} of the {origin}")),
-        };
+    ) -> Result<(), Error> {
+        let v = idb_value(self.db(), self.blob_dir.as_deref(), key, value)?;
+        let d = v.decode()?;
         let needs_list = d.objects.iter().any(|o| {
             matches!(
                 o,
@@ -346,11 +298,12 @@ impl Decoding<'_> {
                 )
             )
         });
-        if needs_list && list.is_none() {
-            list = self.externals(key).ok();
-        }
+        let looked_up = match (&v.blobs, needs_list) {
+            (None, true) => self.externals(key).ok(),
+            _ => None,
+        };
         let blobs = Blobs {
-            list: list.as_deref(),
+            list: v.blobs.as_deref().or(looked_up.as_deref()),
             dir: self.blob_dir.as_deref(),
             database,
         };
@@ -359,23 +312,7 @@ impl Decoding<'_> {
     }
 
     /// The record's blob list (its blob entry, looked up in the database).
-    fn externals(&self, key: &[u8]) -> Result<Vec<ExternalObject>, String> {
-        let db = self
-            .db()
-            .ok_or("the record's blob entry cannot be looked up here")?;
-        let k = blob_entry_key(key).ok_or("not a record key")?;
-        match db.get(&k, &ReadOptions::default()) {
-            Ok(Lookup::Found { value, .. }) => {
-                decode_external_objects(&value).map_err(|e| e.to_string())
-            }
-            Ok(_) => Err("the record has no blob entry".into()),
-            Err(e) => Err(format!("its blob entry cannot be read: {e}")),
-        }
+    fn externals(&self, key: &[u8]) -> Result<Vec<ExternalObject>, Error> {
+        idb_blob_list(self.db().ok_or(Error::NoDatabase)?, key)
     }
-}
-
-/// An error in the serialized value, its offset counted in the row's value.
-fn shifted(mut e: ValueError, shift: usize) -> String {
-    e.offset += shift;
-    e.to_string()
 }

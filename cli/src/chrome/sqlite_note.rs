@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use leveldb_table::idb::{identify_sqlite, SqliteInfo};
+use sst_chrome::idb::{identify_sqlite, SqliteInfo};
 
 /// The first page of a file (at most 64 KiB), if it reads as SQLite.
 fn sqlite_file(path: &Path) -> Option<SqliteInfo> {
