@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::Db;
 use leveldb_table::ReadOptions;
 
 #[path = "../../tests/live/history.rs"]
@@ -55,12 +55,12 @@ fn a_read_begun_in_any_state_of_chromium_s_history_ends_in_that_state() {
         let dir = tmp.path().join(&h.dir);
         h.materialize(&dir, k);
         // What state k holds: a read of it alone.
-        let want = scan(&Db::open(&dir, DbOptions::default()).unwrap());
+        let want = scan(&Db::open(&dir, sst_chrome::db_options()).unwrap());
         assert!(!want.is_empty() || k == 0);
 
         // Two reads of state k: one opened and not begun yet, one read half way.
-        let fresh = Db::open(&dir, DbOptions::default()).unwrap();
-        let db = Db::open(&dir, DbOptions::default()).unwrap();
+        let fresh = Db::open(&dir, sst_chrome::db_options()).unwrap();
+        let db = Db::open(&dir, sst_chrome::db_options()).unwrap();
         assert_eq!(db.open_attempts(), 1);
         let held = tables(&db);
         let mut v = db.view(&ReadOptions::default()).unwrap();
@@ -103,8 +103,8 @@ fn a_read_begun_in_any_state_of_chromium_s_history_ends_in_that_state() {
         let tmp2 = tempfile::tempdir().unwrap();
         h.materialize(&tmp2.path().join("d"), at);
         assert!(
-            scan(&Db::open(&dir, DbOptions::default()).unwrap())
-                == scan(&Db::open(tmp2.path().join("d"), DbOptions::default()).unwrap()),
+            scan(&Db::open(&dir, sst_chrome::db_options()).unwrap())
+                == scan(&Db::open(tmp2.path().join("d"), sst_chrome::db_options()).unwrap()),
             "state {at}, reached by replay"
         );
     }

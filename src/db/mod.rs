@@ -22,6 +22,7 @@ mod cursor;
 mod damage;
 mod extsort;
 mod filename;
+mod folder;
 mod format;
 mod lock;
 mod log_physical;

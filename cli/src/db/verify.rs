@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use leveldb_table::db::verify::{self, Problem, Severity, VerifyReport};
-use leveldb_table::db::{builtin_comparator, Db, DbOptions};
+use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::ReadOptions;
 use serde_json::json;
 
@@ -58,9 +58,10 @@ const PER_FILE: usize = 10;
 /// Runs `sst db verify`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     super::open::refuse_non_directory(&a.dir)?;
+    // Chrome's orders are among those a MANIFEST may name.
     let opts = DbOptions {
-        order: g.comparator.and_then(|c| builtin_comparator(c.name())),
-        ..DbOptions::default()
+        order: g.comparator.map(|c| c.comparator()),
+        ..sst_chrome::db_options()
     };
     let r = verify::verify(&a.dir, opts.clone())
         .map_err(|e| Failure::error(super::open::unusable(&a.dir, &e)))?;

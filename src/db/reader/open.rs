@@ -14,6 +14,7 @@ use super::listing::Listing;
 use super::live::{self, Observed, Step};
 use super::order::{self, OrderSource};
 use super::*;
+use crate::db::folder;
 
 /// The batches of the replayed logs, each with where it came from.
 type Batches = Vec<(Origin, Vec<u8>)>;
@@ -28,17 +29,43 @@ impl Db {
         seen: &mut Observed,
     ) -> Result<Db> {
         let dir = dir.to_path_buf();
+        if dir.is_file() {
+            return Err(Error::NotADatabase {
+                reason: "it is a file, not a directory".into(),
+            });
+        }
         // Listed, its tables and logs held open, before the MANIFEST is read: what a flush
         // or a compaction deletes meanwhile is still read (listing.rs).
         let mut listing = Listing::take(&dir)?;
         live::step(Step::Listed);
+        // No CURRENT, table, log or MANIFEST: not a database at all (folder.rs says what).
+        if !listing.files.iter().any(|(_, k)| {
+            matches!(
+                k,
+                FileKind::Current | FileKind::Table(_) | FileKind::Log(_) | FileKind::Manifest(_)
+            )
+        }) {
+            return Err(Error::NotADatabase {
+                reason: folder::describe(&dir, &listing.other),
+            });
+        }
         let mut notes = Vec::new();
         let damage = DamageLog::default();
         let salvage = opts.salvage;
 
         // CURRENT and the MANIFEST it names.
         let manifest = filename::read_current(&dir)
-            .map_err(|e| in_file("CURRENT", e))
+            .map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == ErrorKind::NotFound => in_file(
+                    "CURRENT",
+                    Error::BadCurrent {
+                        reason: "missing, though the folder holds LevelDB's tables, logs or \
+                                 MANIFESTs (LevelDB would not open it; salvage reads them)"
+                            .into(),
+                    },
+                ),
+                e => in_file("CURRENT", e),
+            })
             .and_then(|(name, _)| {
                 seen.current(&name);
                 let bytes = std::fs::read(dir.join(&name)).map_err(|e| {
