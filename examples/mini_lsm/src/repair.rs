@@ -193,7 +193,9 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
     let copts = CompactionOptions {
         table: table_options(opts),
         target_file_size: opts.max_file_size,
-        smallest_snapshot: u64::MAX >> 8,
+        // Above every sequence (but below the "no version seen yet" mark, the largest
+        // sequence): only a key's newest version is kept.
+        smallest_snapshot: (u64::MAX >> 8) - 1,
         bottommost: true,
         level: 1,
     };

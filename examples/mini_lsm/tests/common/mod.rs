@@ -76,7 +76,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
-        if e.file_name() != "LOCK" {
+        if e.file_name() != "LOCK" && e.file_type().unwrap().is_file() {
             std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
         }
     }
