@@ -51,7 +51,9 @@ pub fn run(inner: Arc<Inner>, worker: Worker) {
                 Worker::Flush if st.imm.is_some() => {
                     st.flushing = true;
                     let (g, r) = flush(&inner, st);
-                    st = g;
+                    drop(g);
+                    inner.delete_obsolete();
+                    st = inner.lock();
                     st.flushing = false;
                     done = Some(r);
                 }
@@ -66,7 +68,9 @@ pub fn run(inner: Arc<Inner>, worker: Worker) {
                         st.compacting = true;
                         let last = c.finishes_manual();
                         let (g, r) = compact(&inner, st, c);
-                        st = g;
+                        drop(g);
+                        inner.delete_obsolete();
+                        st = inner.lock();
                         st.compacting = false;
                         if let Some(m) = st.manual.as_mut().filter(|_| last) {
                             m.done = true;
@@ -109,10 +113,12 @@ fn flush<'a>(
         // Opened (footer and index checked) before the MANIFEST names it.
         .and_then(|meta| Ok(inner.tables.get(number).map(|_| meta)?));
     let mut st = inner.lock();
-    st.pending.remove(&number);
     let meta = match built {
         Ok(m) => m,
-        Err(e) => return (st, Err(e)),
+        Err(e) => {
+            st.pending.remove(&number);
+            return (st, Err(e));
+        }
     };
     // While a compaction runs, its outputs may land anywhere in its range at its output
     // level: a flushed table then stays at level 0, where overlaps are allowed.
@@ -126,15 +132,21 @@ fn flush<'a>(
         new_files: vec![new_file(level, &meta)],
         ..VersionEdit::default()
     };
-    if let Err(e) = inner.install(&mut st, edit) {
+    let (mut st, installed) = inner.install(st, edit);
+    // Pending until installed: never obsolete before a version names it.
+    st.pending.remove(&number);
+    if let Err(e) = installed {
         return (st, Err(e));
     }
-    st.imm = None;
+    // Freed with the lock released (a memtable's entries take a while to free).
+    let flushed = st.imm.take();
+    drop(st);
+    drop(flushed);
     inner.emit(Event::FlushFinished {
         table: number,
         level,
     });
-    (st, Ok(()))
+    (inner.lock(), Ok(()))
 }
 
 /// LevelDB's `PickLevelForMemTableOutput`: as deep as level 2 while nothing at the next

@@ -71,8 +71,11 @@ pub fn needs_compaction(st: &State, opts: &Options) -> bool {
 }
 
 /// The compaction LevelDB would run next: a level over its limit, or a table lookups
-/// probe in vain.
+/// probe in vain (none while a version edit is being installed).
 fn pick_automatic(st: &State, opts: &Options) -> Option<Compaction> {
+    if st.installing > 0 {
+        return None;
+    }
     let v = &st.version;
     let mut best = (
         0,
@@ -137,6 +140,9 @@ fn with_next_level(
 /// its level in what is left of its range, at most one table size's worth above level 0
 /// (LevelDB's `VersionSet::CompactRange`); done when none is left.
 fn pick_manual(st: &mut State, opts: &Options) -> Option<Compaction> {
+    if st.installing > 0 {
+        return None;
+    }
     let v = st.version.clone();
     let m = st.manual.as_mut().filter(|m| !m.done)?;
     let mut inputs = v.overlapping(m.level, m.begin.as_deref(), m.end.as_deref());
@@ -203,7 +209,7 @@ pub fn compact<'a>(
     {
         let t = c.inputs[0][0].clone();
         edit.new_files.push(new_file(level + 1, &t.meta));
-        let r = inner.install(&mut st, edit);
+        let (st, r) = inner.install(st, edit);
         inner.emit(Event::TrivialMove {
             table: t.meta.number,
             level: level + 1,
@@ -224,18 +230,27 @@ pub fn compact<'a>(
     inner.emit(Event::CompactionStarted { level, inputs });
     let mut numbers = Vec::new();
     let written = merge(inner, &c, &opts, &mut numbers);
-    let mut st = inner.lock();
+    let files = match written {
+        Ok(f) => f,
+        Err(e) => {
+            let mut st = inner.lock();
+            for n in &numbers {
+                st.pending.remove(n);
+            }
+            return (st, Err(e));
+        }
+    };
+    let outputs = files.len();
+    edit.new_files = files;
+    let (mut st, installed) = inner.install(inner.lock(), edit);
+    // Pending until installed: never obsolete before a version names them.
     for n in &numbers {
         st.pending.remove(n);
     }
-    let result = written.and_then(|files| {
-        let outputs = files.len();
-        edit.new_files = files;
-        inner.install(&mut st, edit)?;
+    if installed.is_ok() {
         inner.emit(Event::CompactionFinished { level, outputs });
-        Ok(())
-    });
-    (st, result)
+    }
+    (st, installed)
 }
 
 /// The merge of a compaction's inputs into new tables (numbers taken under the lock and

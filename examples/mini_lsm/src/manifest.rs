@@ -16,8 +16,6 @@ use crate::error::{Error, Result};
 
 /// The MANIFEST being appended to.
 pub struct Manifest {
-    /// Its file number.
-    pub number: u64,
     path: PathBuf,
     log: LogWriter<BufWriter<File>>,
 }
@@ -29,7 +27,6 @@ impl Manifest {
         let path = dir.join(manifest_file_name(number));
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         let mut m = Manifest {
-            number,
             path,
             log: LogWriter::new(BufWriter::new(file)),
         };

@@ -244,7 +244,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<(Arc<Inner>, Recovery)> {
         version: Arc::new(version),
         logged_log: log_number,
         log_number,
-        manifest,
+        manifest_number,
         next_file,
         last_sequence,
         snapshots: BTreeMap::new(),
@@ -260,6 +260,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<(Arc<Inner>, Recovery)> {
         flushing: false,
         compacting: false,
         shutting_down: false,
+        installing: 0,
     };
     let inner = Arc::new(Inner {
         dir: dir.to_path_buf(),
@@ -268,11 +269,12 @@ pub fn open(dir: &Path, opts: Options) -> Result<(Arc<Inner>, Recovery)> {
         tables,
         state: Mutex::new(state),
         log: Mutex::new(log),
+        manifest: Mutex::new(manifest),
         cv: Condvar::new(),
         writers_cv: Condvar::new(),
         _lock: lock,
     });
-    inner.delete_obsolete(&inner.lock());
+    inner.delete_obsolete();
     Ok((inner, recovery))
 }
 

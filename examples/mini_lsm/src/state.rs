@@ -5,9 +5,11 @@
 //! ```text
 //! Inner ─┬─ state: Mutex<State>   memtables, Version, MANIFEST, counters, queue, jobs
 //!        ├─ log:   Mutex<LogFile>  NNNNNN.log (only the writing leader appends)
+//!        ├─ manifest: Mutex<Manifest>  (lock order: manifest, then state)
 //!        ├─ tables: TableCache     open tables, bounded
 //!        └─ cv (background work), writers_cv (the queue)
-//! install(edit): MANIFEST append + sync ─► new Version ─► obsolete files deleted
+//! install(edit): MANIFEST append + sync (state unlocked) ─► new Version
+//! delete_obsolete: files no version names, deleted with the state unlocked
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -98,8 +100,8 @@ pub struct State {
     /// The number of the log being written (what a flush records once its memtable is in a
     /// table).
     pub log_number: u64,
-    /// The MANIFEST.
-    pub manifest: Manifest,
+    /// The MANIFEST's file number.
+    pub manifest_number: u64,
     /// The next file number.
     pub next_file: u64,
     /// The sequence of the last write readers may see.
@@ -130,6 +132,9 @@ pub struct State {
     pub compacting: bool,
     /// The engine is being dropped.
     pub shutting_down: bool,
+    /// Version edits being written to the MANIFEST (counted from the moment an installer
+    /// decided on its edit, under the lock).
+    pub installing: usize,
 }
 
 impl State {
@@ -171,6 +176,8 @@ pub struct Inner {
     pub state: Mutex<State>,
     /// The log (only the leader, or `make_room` under the state lock, touches it).
     pub log: Mutex<LogFile>,
+    /// The MANIFEST (taken before the state lock by whoever installs a version).
+    pub manifest: Mutex<Manifest>,
     /// Signalled when background work is queued or done.
     pub cv: Condvar,
     /// Signalled when a leader is done with a group.
@@ -203,12 +210,30 @@ impl Inner {
         }
     }
 
-    /// Writes `edit` (with the engine's counters) to the MANIFEST, installs the version it
-    /// makes, and deletes the files no version names any more.
-    pub fn install(&self, st: &mut State, mut edit: VersionEdit) -> Result<()> {
+    /// Writes `edit` (with the engine's counters) to the MANIFEST and installs the version
+    /// it makes. The state lock is released while the MANIFEST is written and synced (as
+    /// LevelDB's `LogAndApply` does), so writers go on; installs take turns on the
+    /// MANIFEST's lock, and no compaction is picked meanwhile (`installing`), so none is
+    /// picked from a version about to change.
+    pub fn install<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        mut edit: VersionEdit,
+    ) -> (MutexGuard<'a, State>, Result<()>) {
+        st.installing += 1;
+        drop(st);
+        let mut manifest = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
+        let st = self.lock();
         edit.next_file_number = Some(st.next_file);
         edit.last_sequence = Some(st.last_sequence);
-        st.manifest.append(&edit)?;
+        drop(st);
+        let written = manifest.append(&edit);
+        let mut st = self.lock();
+        st.installing -= 1;
+        self.cv.notify_all();
+        if let Err(e) = written {
+            return (st, Err(e));
+        }
         if let Some(n) = edit.log_number {
             st.logged_log = n;
         }
@@ -223,27 +248,37 @@ impl Inner {
                 self.tables.evict(*n);
             }
         }
-        self.delete_obsolete(st);
-        Ok(())
+        (st, Ok(()))
     }
 
     /// Deletes logs older than the MANIFEST's, other MANIFESTs, and tables that no version
-    /// names and no job is writing (LevelDB's `RemoveObsoleteFiles`). A table an older
-    /// version still reads stays open where it is read, so its readers keep working after
-    /// the name is gone (POSIX semantics).
-    pub fn delete_obsolete(&self, st: &State) {
+    /// names and no job is writing (LevelDB's `RemoveObsoleteFiles`), with the state lock
+    /// released but for a look at what is live. A table an older version still reads stays
+    /// open where it is read, so its readers keep working after the name is gone (POSIX
+    /// semantics).
+    pub fn delete_obsolete(&self) {
+        // Listed first: a file made after the look below is not in the listing, and a file
+        // in the listing that the look finds neither live nor pending never will be.
         let Ok(dir) = std::fs::read_dir(&self.dir) else {
             return;
         };
-        for e in dir.flatten() {
-            let name = e.file_name();
-            let Some(kind) = name.to_str().and_then(FileKind::parse) else {
-                continue;
-            };
+        let files: Vec<_> = dir
+            .flatten()
+            .filter_map(|e| {
+                let kind = e.file_name().to_str().and_then(FileKind::parse)?;
+                Some((kind, e.path()))
+            })
+            .collect();
+        let (version, pending, logged_log, manifest) = {
+            let st = self.lock();
+            let v = st.version.clone();
+            (v, st.pending.clone(), st.logged_log, st.manifest_number)
+        };
+        for (kind, path) in files {
             let obsolete = match kind {
-                FileKind::Log(n) => n < st.logged_log,
-                FileKind::Manifest(n) => n != st.manifest.number,
-                FileKind::Table(n) => !st.version.contains(n) && !st.pending.contains(&n),
+                FileKind::Log(n) => n < logged_log,
+                FileKind::Manifest(n) => n != manifest,
+                FileKind::Table(n) => !version.contains(n) && !pending.contains(&n),
                 FileKind::Temp(_) => true,
                 _ => false,
             };
@@ -251,7 +286,7 @@ impl Inner {
                 if let FileKind::Table(n) = kind {
                     self.tables.evict(n);
                 }
-                let _ = std::fs::remove_file(e.path());
+                let _ = std::fs::remove_file(path);
             }
         }
     }

@@ -77,8 +77,13 @@ fn lead<'a>(inner: &'a Inner, mut st: MutexGuard<'a, State>, req: Request<'_>) -
     st.leading = true;
     let (mut st, result) = lead_group(inner, st, req);
     st.leading = false;
+    // Writers wait only while queued or until they take their result: with none, no
+    // wake-up (a system call) per write.
+    let waiting = !st.queue.is_empty() || !st.done.is_empty();
     drop(st);
-    inner.writers_cv.notify_all();
+    if waiting {
+        inner.writers_cv.notify_all();
+    }
     result
 }
 

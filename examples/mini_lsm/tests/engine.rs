@@ -246,7 +246,7 @@ fn the_table_cache_keeps_at_most_its_capacity_open() {
     let opts = Options {
         max_open_files: 15,
         write_buffer_size: 4 << 10,
-        max_file_size: 2 << 10,
+        max_file_size: 1 << 10,
         ..small()
     };
     let db = Db::open(tmp.path(), opts).unwrap();
