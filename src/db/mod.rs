@@ -18,3 +18,4 @@ pub mod engine;
 pub mod files;
 pub mod reader;
 pub mod salvage;
+pub mod verify;
