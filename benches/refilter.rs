@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, filter::BloomFilterPolicy, Compression, ReadOptions, ReaderOptions,
     TableBuilder, TableReader,

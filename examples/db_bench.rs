@@ -35,6 +35,7 @@ use std::time::Instant;
 
 use leveldb_table::db::engine::extsort::ExternalSorter;
 use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 
@@ -244,12 +245,7 @@ fn main() {
             let (mut n, mut sum) = (0u64, 0u64);
             for t in &mut times {
                 let a = Instant::now();
-                let mut view = db
-                    .view(&leveldb_table::ReadOptions::default())
-                    .unwrap_or_else(|e| {
-                        eprintln!("view: {e}");
-                        std::process::exit(2)
-                    });
+                let mut view = db.iter(&leveldb_table::ReadOptions::default());
                 view.seek_to_first();
                 n = 0;
                 while view.valid() {
@@ -258,7 +254,7 @@ fn main() {
                     n += 1;
                     view.next();
                 }
-                if let Some(e) = view.error() {
+                if let Err(e) = view.status() {
                     eprintln!("scan: {e}");
                     std::process::exit(2);
                 }

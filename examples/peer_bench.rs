@@ -37,6 +37,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor as _;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{
     raw::map_file, raw::CountingReader, table::CachePolicy, table::FilterStatus, table::KeyFormat,

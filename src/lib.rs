@@ -65,6 +65,7 @@ mod search; // in-memory search aids: the decoded index, block directories
 mod table_builder;
 mod util; // crc32c, hash, comparator, the OS (the `unsafe` operations)
 
+pub mod cursor;
 pub mod db;
 pub mod error;
 pub mod filter;
@@ -72,6 +73,7 @@ pub mod refilter;
 pub mod table;
 
 pub use cache::BlockCache;
+pub use cursor::Cursor;
 pub use db::reader::Db;
 pub use error::{Error, Result};
 pub use filter::FilterPolicy;

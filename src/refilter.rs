@@ -24,6 +24,7 @@ use crate::block::builder::BlockBuilder;
 use crate::block::stored::{ReadBlockOptions, StoredBlock};
 use crate::block::Block;
 use crate::compress::CompressionProfile;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::block::FilterBlockBuilder;
 use crate::filter::FilterPolicy;
@@ -130,9 +131,7 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
         handles.push(handle);
         idx.next();
     }
-    if let Some(e) = idx.take_error() {
-        return Err(e);
-    }
+    idx.status()?;
     let profile = table.compression_profile();
     let mut at = 0u64;
     // Each block is read once, in runs of `chunk` blocks: the stored bytes are written out as

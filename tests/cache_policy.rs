@@ -143,7 +143,7 @@ fn values_stay_right_through_eviction_and_buffer_reuse_with(config: (CachePolicy
             get(&t, (j * step + pass) % n, &mut buf);
             assert!(cache.charge() <= cache.capacity());
         }
-        let entries = t.iter(&ReadOptions::default()).entries_from_start();
+        let entries = t.iter(&ReadOptions::default()).into_iter();
         for (i, kv) in entries.enumerate() {
             let (k, v) = kv.unwrap();
             assert_eq!((k, v), (key(i), value(i)));
@@ -188,7 +188,7 @@ fn threads_sharing_a_table_and_a_small_cache_read_right_with(config: (CachePolic
                     if round % 1000 == thread {
                         let scanned = t
                             .iter(&ReadOptions::default())
-                            .entries_from_start()
+                            .into_iter()
                             .map(|kv| kv.unwrap())
                             .enumerate()
                             .all(|(i, (k, v))| k == key(i) && v == value(i));

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use leveldb_table::raw::format::block_trailer;
 use leveldb_table::raw::hash::hash_signed_tail;
 use leveldb_table::raw::{Block, BlockBuilder};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::DecompressError, raw::format::BlockHandle, raw::CountingReader, table::FilterStatus,
     table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy, Options,
@@ -87,10 +88,7 @@ fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
         n > 0 && n < 1000,
         "stopped at the bad block after {n} entries"
     );
-    let results: Vec<_> = t
-        .iter(&ReadOptions::default())
-        .entries_from_start()
-        .collect();
+    let results: Vec<_> = t.iter(&ReadOptions::default()).into_iter().collect();
     assert!(
         matches!(results.last().unwrap(), Err(Error::ChecksumMismatch { .. })),
         "the entries end with the block's checksum error"
@@ -250,7 +248,7 @@ fn a_restart_point_past_the_entries_is_corruption() {
     let mut it = block.iter(&BytewiseComparator);
     it.seek_to_last();
     assert!(!it.valid());
-    assert!(it.error().is_some(), "LevelDB would just end the iteration");
+    assert!(it.status().is_err(), "LevelDB would just end the iteration");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use common::*;
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::raw::{Block, FilterBlockBuilder};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, filter::BloomFilterPolicy, raw::CountingReader, table::FilterStatus,
     BytewiseComparator, Compression, FilterPolicy, Lookup, Options, ReadOptions, ReaderOptions,
@@ -374,7 +375,7 @@ fn zero_restart_points_in_block() {
     assert!(!it.valid());
     it.seek(b"foo");
     assert!(!it.valid());
-    assert!(it.error().is_none());
+    assert!(it.status().is_ok());
 }
 
 #[test]
@@ -429,12 +430,12 @@ fn memory_mapped_tables_read_the_same_as_files() {
             let mapped = unsafe { TableReader::open_mmap(&t.path, ro) }.unwrap();
             let a: Vec<_> = file
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(Result::unwrap)
                 .collect();
             let b: Vec<_> = mapped
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(Result::unwrap)
                 .collect();
             assert_eq!(a.len(), t.entries.len(), "{name}");

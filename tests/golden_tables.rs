@@ -2,6 +2,7 @@
 //! LevelDB HEAD with compression off), byte for byte, and read back.
 
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
+use leveldb_table::Cursor;
 use leveldb_table::{
     table::KeyFormat, Compression, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder,
     TableReader,
@@ -191,7 +192,7 @@ fn database_table_is_byte_exact() {
     let keys: Vec<Vec<u8>> = {
         let mut it = plain.iter(&ro);
         it.seek_to_first();
-        it.entries().map(|e| e.unwrap().0).collect()
+        it.into_iter().map(|e| e.unwrap().0).collect()
     };
     assert_eq!(keys, vec![k1_del, k1, k2]);
 }

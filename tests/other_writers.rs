@@ -8,6 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::RocksDbFormat, raw::CountingReader, table::FilterStatus, table::KeyFormat, Compression,
     Error, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
@@ -204,16 +205,13 @@ fn leveldb_main_zstd_tables_read_exactly() {
     let opts = ReaderOptions::default()
         .compression_profile(leveldb_table::table::CompressionProfile::LevelDb);
     let t = TableReader::open(bytes.clone(), opts).unwrap();
-    assert_eq!(
-        t.iter(&ReadOptions::default()).entries_from_start().count(),
-        2000
-    );
+    assert_eq!(t.iter(&ReadOptions::default()).into_iter().count(), 2000);
     let opts = ReaderOptions::default()
         .compression_profile(leveldb_table::table::CompressionProfile::Mojang);
     let t = TableReader::open(bytes, opts).unwrap();
     assert!(t
         .iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .any(|e| e.is_err()));
 }
 
@@ -328,7 +326,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
             assert_eq!(stored, compression.id(), "{compression:?}");
             let got: Vec<_> = table
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(|e| e.unwrap())
                 .collect();
             assert_eq!(got, expect);

@@ -23,7 +23,7 @@ fn bits_of(case: &str) -> usize {
 fn entries(bytes: Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
     let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
     t.iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
         .collect()

@@ -20,6 +20,7 @@ mod robust_common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use leveldb_table::Cursor;
 use leveldb_table::{raw::format::Footer, BlockCache, ReadOptions, ReaderOptions, TableReader};
 use robust_common::read_testdata;
 
@@ -49,7 +50,7 @@ fn answers(t: &TableReader<&[u8]>, keys: &[Vec<u8>]) -> Result<Answers, String> 
     let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let scan = it
-        .entries()
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("scan: {e}"))?;
     let mut gets = Vec::new();

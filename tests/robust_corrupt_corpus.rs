@@ -11,6 +11,7 @@ mod robust_common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
+use leveldb_table::Cursor;
 use leveldb_table::{Lookup, ReadOptions, ReaderOptions, TableReader};
 use robust_common::{read_testdata, testdata};
 use serde_json::Value;
@@ -109,7 +110,7 @@ fn damaged_tables_give_the_listed_verdicts() {
         // Scan.
         let mut it = t.iter(&ReadOptions::default());
         it.seek_to_first();
-        let scanned: Result<Vec<_>, _> = it.entries().collect();
+        let scanned: Result<Vec<_>, _> = it.into_iter().collect();
         match verdict["scan"].as_str().unwrap() {
             "error" => {
                 let e = scanned

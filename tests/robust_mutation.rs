@@ -18,6 +18,7 @@ mod robust_common;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use leveldb_table::raw::internal_key::internal_key;
+use leveldb_table::Cursor;
 use leveldb_table::{raw::internal_key::ValueType, Compression, Error, Options, TableBuilder};
 use robust_common::{exercise, modes, mutate, probe_keys, read_testdata, Mutant, Parts, Rng};
 
@@ -300,7 +301,7 @@ fn targeted_mutants_have_the_expected_outcome() {
     let scan = |t: &TableReader<&[u8]>| {
         let mut it = t.iter(&Default::default());
         it.seek_to_first();
-        it.entries().collect::<Result<Vec<_>, _>>().unwrap()
+        it.into_iter().collect::<Result<Vec<_>, _>>().unwrap()
     };
     assert_eq!(scan(&a), scan(&b));
     assert!(b.verify().is_ok());

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
+use leveldb_table::Cursor;
 use leveldb_table::{
     table::TableFileBuilder, Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder,
     TableReader,
@@ -439,7 +440,7 @@ fn reading_never_writes() {
         for t in [&by_path, &by_file] {
             let mut it = t.iter(&ReadOptions::default());
             it.seek_to_first();
-            let n = it.entries().count();
+            let n = it.into_iter().count();
             assert!(n > 0);
             let _ = t
                 .get(b"key-0007", &Default::default())

@@ -19,6 +19,7 @@
 mod robust_common;
 
 use leveldb_table::raw::coding;
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, table::FilterStatus, Compression, Error, ReadOptions, ReaderOptions,
     TableReader,

@@ -7,6 +7,7 @@
 
 mod common;
 
+use leveldb_table::Cursor;
 use leveldb_table::{
     raw::format::BlockHandle, table::CompressionProfile, table::KeyFormat, Compression, Error,
     Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
@@ -33,7 +34,7 @@ fn build(compression: Compression, n: usize) -> Vec<u8> {
 fn all_entries(bytes: &[u8]) -> Entries {
     let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
     t.iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
         .collect()
@@ -112,7 +113,7 @@ fn damaged_blocks_are_skipped_and_reported_the_rest_is_read() {
         // A table's own cursor stops at the first damaged block.
         assert!(t
             .iter(&ReadOptions::default())
-            .entries_from_start()
+            .into_iter()
             .any(|r| r.is_err()));
         let (entries, damaged) = split(salvage_table(&t, ReadOptions::default()));
         assert_same(&entries, &without_blocks(&bytes, &all, &lost), "damaged");
@@ -206,7 +207,7 @@ fn real_leveldb_tables_are_salvaged_whole_without_their_footer() {
             let reader = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
             let want: Entries = reader
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(|r| r.unwrap())
                 .map(|(k, v)| (k.to_vec(), v.to_vec()))
                 .collect();

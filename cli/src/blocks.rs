@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
 use crate::output::RowsOut;
+use leveldb_table::Cursor;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -128,7 +129,7 @@ impl Inspector<'_> {
             Err(e) => {
                 row.checksum_ok = Some(false);
                 row.error = Some(err(&Error::Io {
-                    source: e,
+                    source: std::sync::Arc::new(e),
                     block: Some((kind, handle)),
                 }));
                 return (row, None);
@@ -189,7 +190,7 @@ impl Inspector<'_> {
                         }
                     }
                     row.entries = Some(count);
-                    if let Some(e) = it.take_error() {
+                    if let Err(e) = it.status() {
                         row.error.get_or_insert_with(|| err(&e));
                     }
                 }

@@ -17,6 +17,7 @@ use leveldb_table::{Comparator, ReadOptions, TableReader};
 
 use crate::common::{self, Failure, Global};
 use crate::flags::ComparatorArg;
+use leveldb_table::Cursor;
 
 /// Where the comparator for a table came from.
 pub enum Source {

@@ -14,6 +14,7 @@ use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
 use crate::output::RowsOut;
 use crate::rows::{Entry, RowWriter};
+use leveldb_table::Cursor;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -177,8 +178,8 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     if let Err(e) = it.status() {
         out.finish()?;
-        let msg = format!("{} (after {n} entries)", common::describe(&a.file, e));
-        return Err(Failure::Exit(common::code_for(e), msg));
+        let msg = format!("{} (after {n} entries)", common::describe(&a.file, &e));
+        return Err(Failure::Exit(common::code_for(&e), msg));
     }
     out.finish()?;
     Ok(EXIT_OK)

@@ -16,6 +16,7 @@ use leveldb_table::{
 use serde_json::{json, Value};
 
 use crate::common::{self, CmdResult, DocFormat as Format, Failure, Global, EXIT_OK};
+use leveldb_table::Cursor;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -171,7 +172,7 @@ fn gather(
             }
             it.next();
         }
-        if let Some(e) = it.take_error() {
+        if let Err(e) = it.status() {
             return Err(fail(e));
         }
         entries += n;

@@ -33,7 +33,7 @@ pub(crate) fn table_entries(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     let read = ReadOptions::default().fill_cache(false);
     table
         .iter(&read)
-        .entries_from_start()
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())
 }
@@ -52,19 +52,10 @@ pub(crate) fn db_entries(
     comparators: &[Arc<dyn Comparator>],
 ) -> Result<Vec<Entry>, String> {
     let db = Db::open(dir, db_options(comparators)).map_err(|e| e.to_string())?;
-    let mut view = db
-        .view(&ReadOptions::default().fill_cache(false))
-        .map_err(|e| e.to_string())?;
-    view.seek_to_first();
-    let mut out = Vec::new();
-    while view.valid() {
-        out.push((view.key().to_vec(), view.value().to_vec()));
-        view.next();
-    }
-    match view.take_error() {
-        Some(e) => Err(e.to_string()),
-        None => Ok(out),
-    }
+    db.iter(&ReadOptions::default().fill_cache(false))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
 }
 
 /// The name of the comparator a directory's MANIFEST names.

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use leveldb_table::Cursor;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, ReadOptions,
     ReaderOptions, TableReader,
@@ -26,7 +27,7 @@ fn entries(t: &TableReader<Bytes>) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
         v.push((it.key().to_vec(), it.value().to_vec()));
         it.next();
     }
-    if it.take_error().is_some() {
+    if it.status().is_err() {
         return None;
     }
     Some(v)

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use bytes::Bytes;
 use leveldb_table::raw::internal_key::internal_key;
+use leveldb_table::Cursor;
 use leveldb_table::{
     raw::internal_key::ValueType, table::FilterStatus, table::KeyFormat, BlockCache, Compression,
     Lookup, Options, RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
@@ -142,9 +143,9 @@ fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
         .map(|(_, s, v, _, _)| (s.clone(), v.clone()))
         .collect();
     let got: Vec<(Vec<u8>, Vec<u8>)> = {
-        let mut it = t.iter(&ReadOptions::default());
-        it.seek_to_first();
-        it.entries()
+        // As a std iterator, from the first call (no seek).
+        t.iter(&ReadOptions::default())
+            .into_iter()
             .map(|r| r.expect("scan of a table we built"))
             .collect()
     };

@@ -8,6 +8,7 @@ use std::io;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use leveldb_table::Cursor;
 use leveldb_table::{
     table::CompressionProfile, table::KeyFormat, BlockCache, RandomAccess, ReadOptions,
     ReaderOptions, TableReader,
@@ -103,7 +104,7 @@ fn exercise<R: RandomAccess>(
         it.prev();
         steps += 1;
     }
-    let _ = it.take_error();
+    let _ = it.status();
     drop(it);
 
     let mut buf = Vec::with_capacity(64);

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use leveldb_table::db::engine::ReverseView;
 use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::Comparator;
 use leveldb_table::ReadOptions;
@@ -22,6 +21,7 @@ use crate::errors::{not_a_database, to_py, IntoPy};
 use crate::info;
 use crate::records::RecordIter;
 use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+use leveldb_table::Cursor;
 
 /// A LevelDB database directory, opened read-only.
 #[pyclass(module = "leveldb_table._native", name = "Db", frozen)]
@@ -270,7 +270,7 @@ pub struct DbView {
 }
 
 impl DbView {
-    /// [`Source::fill`] going backward (the library's `ReverseView`).
+    /// [`Source::fill`] going backward (the library's database cursor, moved backward).
     fn fill_backward(
         &self,
         cmp: &dyn Comparator,
@@ -279,7 +279,9 @@ impl DbView {
         batch: &mut Batch,
         max: usize,
     ) -> leveldb_table::Result<bool> {
-        let mut view = ReverseView::new(self.db.merged()?, self.snapshot);
+        let mut view = self
+            .db
+            .iter(&ReadOptions::default().snapshot(Some(self.snapshot)));
         match resume {
             Resume::Done => return Ok(true),
             Resume::Start => match &bounds.stop {
@@ -298,10 +300,8 @@ impl DbView {
             }
             view.prev();
         }
-        match view.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        view.status()?;
+        Ok(true)
     }
 }
 
@@ -319,7 +319,7 @@ impl Source for DbView {
         }
         let mut view = self
             .db
-            .view(&ReadOptions::default().snapshot(Some(self.snapshot)))?;
+            .iter(&ReadOptions::default().snapshot(Some(self.snapshot)));
         match resume {
             Resume::Done => return Ok(true),
             Resume::Start => match &bounds.start {
@@ -343,10 +343,8 @@ impl Source for DbView {
             }
             view.next();
         }
-        match view.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        view.status()?;
+        Ok(true)
     }
 }
 

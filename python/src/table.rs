@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::{self, IntoPy};
 use crate::scan::{Batch, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+use leveldb_table::Cursor;
 
 /// `Table.lookup`'s answer: kind, value, sequence.
 type LookupTuple<'py> = (&'static str, Option<Bound<'py, PyBytes>>, Option<u64>);
@@ -291,10 +292,8 @@ impl Source for TableSource {
                 it.next();
             }
         }
-        match it.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        it.status()?;
+        Ok(true)
     }
 
     fn file(&self) -> Option<&str> {

@@ -20,6 +20,7 @@
 
 use std::cmp::Ordering;
 
+use crate::cursor::Cursor;
 use crate::db::engine::TableSource;
 use crate::db::files::FileKind;
 use crate::db::reader::{Db, DbOptions};

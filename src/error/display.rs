@@ -166,6 +166,7 @@ impl fmt::Display for Error {
             ),
             Error::BuilderFailed { first } => write!(f, "builder failed earlier: {first}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::Unsupported { reason } => write!(f, "not supported: {reason}"),
             Error::NoBlockFound {
                 offset,
                 len,

@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::Arc;
 
 pub use crate::compress::DecompressError;
 use crate::format::{BlockHandle, FOOTER_LEN};
@@ -52,13 +53,16 @@ pub enum RocksDbFormat {
 }
 
 /// Everything that can go wrong reading or writing a table.
-#[derive(Debug)]
+///
+/// Cloning is cheap (an I/O error is shared), so that a cursor can report the error that
+/// stopped it each time it is asked.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
     /// An I/O error from the underlying file or writer.
     Io {
         /// The error from the operating system.
-        source: io::Error,
+        source: Arc<io::Error>,
         /// What was being read, if a block.
         block: Option<(BlockKind, BlockHandle)>,
     },
@@ -199,6 +203,12 @@ pub enum Error {
     },
     /// An argument is invalid (for example a block size of 0).
     InvalidArgument(String),
+    /// What was asked is not supported for this input (for example reading backward
+    /// through a walk that skips damage, which goes forward only).
+    Unsupported {
+        /// What, and why.
+        reason: String,
+    },
     /// Salvage (`salvage::salvage_bytes`) found no block whose checksum checks out in a
     /// stretch of a table whose footer or index is lost.
     NoBlockFound {
@@ -280,7 +290,7 @@ pub enum Error {
 impl Error {
     pub(crate) fn io_at(source: io::Error, kind: BlockKind, handle: BlockHandle) -> Error {
         Error::Io {
-            source,
+            source: Arc::new(source),
             block: Some((kind, handle)),
         }
     }
@@ -294,6 +304,7 @@ impl Error {
                 | Error::OutOfOrder { .. }
                 | Error::BuilderFailed { .. }
                 | Error::InvalidArgument(_)
+                | Error::Unsupported { .. }
                 | Error::UnknownComparator { .. }
                 | Error::UnsettledOrder { .. }
                 | Error::OwnerRewriting { .. }
@@ -343,7 +354,7 @@ mod display;
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } => Some(source),
+            Error::Io { source, .. } => Some(&**source),
             _ => None,
         }
     }
@@ -352,7 +363,7 @@ impl std::error::Error for Error {
 impl From<io::Error> for Error {
     fn from(source: io::Error) -> Self {
         Error::Io {
-            source,
+            source: Arc::new(source),
             block: None,
         }
     }

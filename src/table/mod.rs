@@ -40,7 +40,7 @@ mod route;
 pub mod salvage;
 pub(crate) mod verify;
 
-pub use iter::{Entries, TableIter};
+pub use iter::TableIter;
 pub use lookup::Lookup;
 pub(crate) use lookup::LookupKind;
 pub use reader::{FilterStatus, TableReader};

@@ -15,6 +15,7 @@ use super::records::{InPlace, Lookups};
 use crate::block::stored::{read_block, ReadBlockOptions};
 use crate::block::Block;
 use crate::cache::BlockCache;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::block::FilterBlockReader;
 use crate::filter::{
@@ -217,7 +218,7 @@ impl<R: RandomAccess> TableReader<R> {
             n += 1;
             it.next();
         }
-        n > 0 || it.error().is_some()
+        n > 0 || it.status().is_err()
     }
 
     /// Finds the filter named in the metaindex and its policy. Returns the final status
@@ -366,9 +367,7 @@ impl<R: RandomAccess> TableReader<R> {
             out.push((it.key().to_vec(), h));
             it.next();
         }
-        match it.take_error() {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        it.status()?;
+        Ok(out)
     }
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use leveldb_table::raw::BlockBuilder;
 use leveldb_table::raw::{coding, compress as rcompress, format as rformat};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, raw::format::BlockHandle, raw::format::Footer, table::CompressionProfile,
     table::KeyFormat, BytewiseComparator, Error, RandomAccess, ReadOptions, ReaderOptions,
@@ -1032,7 +1033,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         out.violations
             .push(format!("forward scan took more than {max_entries} steps"));
     }
-    if let Some(e) = it.take_error() {
+    if let Err(e) = it.status() {
         out.errors.push(e);
     }
     drop(it);
@@ -1049,7 +1050,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         out.violations
             .push(format!("backward scan took more than {max_entries} steps"));
     }
-    if let Some(e) = it.take_error() {
+    if let Err(e) = it.status() {
         out.errors.push(e);
     }
     drop(it);
@@ -1066,7 +1067,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         it.seek(k);
         it.next();
         it.prev();
-        if let Some(e) = it.take_error() {
+        if let Err(e) = it.status() {
             out.errors.push(e);
         }
         drop(it);

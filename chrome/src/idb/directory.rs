@@ -27,6 +27,7 @@ use super::value::decode_record_value;
 use super::wrapping::{unwrap_value, Unwrapped};
 use crate::error::{Error, Result, ValuePlace};
 use crate::v8value::{decode, Decoded, ValueError};
+use leveldb_table::Cursor;
 
 /// The names of an IndexedDB directory's databases, object stores and indexes: the global
 /// metadata (database 0), then each database's own (store 0).
@@ -36,13 +37,13 @@ use crate::v8value::{decode, Decoded, ValueError};
 /// file and offset); never an empty or partial catalog in silence.
 pub fn idb_catalog(db: &Db) -> Result<Catalog> {
     let mut c = Catalog::default();
-    let mut view = db.view(&ReadOptions::default())?;
+    let mut view = db.iter(&ReadOptions::default());
     view.seek_to_first();
     while view.valid() && key_prefix(view.key()).is_some_and(|p| p.database == 0) {
         c.observe(view.key(), view.value());
         view.next();
     }
-    if let Some(e) = view.take_error() {
+    if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
     let ids: Vec<i64> = c.databases.keys().copied().collect();
@@ -54,7 +55,7 @@ pub fn idb_catalog(db: &Db) -> Result<Catalog> {
             c.observe(view.key(), view.value());
             view.next();
         }
-        if let Some(e) = view.take_error() {
+        if let Err(e) = view.status() {
             return Err(Error::Db(e));
         }
     }
@@ -238,7 +239,7 @@ mod tests {
         assert_eq!(names[1].0, "second");
         let blob_dir = idb_blob_dir(&dir).unwrap();
         assert!(blob_dir.is_dir());
-        let mut view = db.view(&ReadOptions::default()).unwrap();
+        let mut view = db.iter(&ReadOptions::default());
         view.seek_to_first();
         let (mut records, mut from_blob, mut snappy) = (0, 0, 0);
         while view.valid() {
@@ -254,7 +255,7 @@ mod tests {
         assert_eq!(records, 31);
         assert!(from_blob >= 2 && snappy >= 1, "{from_blob} {snappy}");
         // Without the blob folder, a value moved there is an error that says so.
-        let mut view = db.view(&ReadOptions::default()).unwrap();
+        let mut view = db.iter(&ReadOptions::default());
         view.seek_to_first();
         let mut said = 0;
         while view.valid() {

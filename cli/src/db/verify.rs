@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
 use crate::output::OutFormat;
+use leveldb_table::Cursor;
 
 /// `sst db verify DIR`
 #[derive(clap::Args, Debug)]
@@ -87,16 +88,14 @@ fn salvage_read(dir: &std::path::Path, opts: DbOptions) -> Result<(u64, usize), 
         },
     )
     .map_err(|e| Failure::error(format!("{}: {e}", dir.display())))?;
-    let mut v = db
-        .view(&ReadOptions::default().fill_cache(false))
-        .map_err(|e| Failure::error(format!("{}: {e}", dir.display())))?;
+    let mut v = db.iter(&ReadOptions::default().fill_cache(false));
     v.seek_to_first();
     let mut n = 0;
     while v.valid() {
         n += 1;
         v.next();
     }
-    if let Some(e) = v.take_error() {
+    if let Err(e) = v.status() {
         return Err(Failure::error(format!("{}: {e}", dir.display())));
     }
     Ok((n, db.damage().len()))

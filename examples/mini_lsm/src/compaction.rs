@@ -19,8 +19,9 @@
 use std::sync::{Arc, MutexGuard};
 
 use leveldb_table::db::engine::MergingCursor;
-use leveldb_table::db::engine::{write_compaction_output, CompactionOptions, Cursor};
+use leveldb_table::db::engine::{write_compaction_output, CompactionOptions};
 use leveldb_table::db::files::{NewFile, VersionEdit};
+use leveldb_table::Cursor;
 use leveldb_table::ReadOptions;
 
 use crate::cursors::{FilesCursor, OwnedTableCursor};

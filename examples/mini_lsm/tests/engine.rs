@@ -225,7 +225,7 @@ fn compact_range_merges_a_range_down_and_drops_what_no_one_sees() {
     let db = leveldb_table::Db::open(tmp.path(), leveldb_table::db::reader::DbOptions::default())
         .unwrap();
     let mut all = db.merged().unwrap();
-    use leveldb_table::db::engine::Cursor;
+    use leveldb_table::Cursor;
     all.seek_to_first();
     let mut versions = 0;
     while all.valid() {

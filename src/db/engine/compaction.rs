@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use crate::db::engine::Cursor;
+use crate::cursor::Cursor;
 use crate::db::files::table_file_name;
 use crate::db::files::NewFile;
 use crate::error::{Error, Result};
@@ -120,12 +120,8 @@ pub fn write_compaction_output(
         }
         input.next();
     }
-    if let Some(e) = input.error() {
-        // The cursor keeps its error; the output is refused with its message.
-        return Err(Error::InvalidArgument(format!(
-            "compaction input stopped: {e}"
-        )));
-    }
+    // An input that stopped on an error: the output would miss what follows.
+    input.status()?;
     finish(&mut current, &last_key, opts.level, &mut stats)?;
     Ok(stats)
 }

@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::BlockCache;
-use crate::db::engine::{in_table, Cursor, LevelCursor, MemCursor, TableSource};
+use crate::cursor::{Cursor, Entries};
+use crate::db::engine::{in_table, LevelCursor, MemCursor, TableSource};
+use crate::db::engine::{DbIter, MergingCursor};
 use crate::db::engine::{MemLookup, MemTable, Origin};
-use crate::db::engine::{MergingCursor, ViewCursor};
 use crate::db::files::{self, FileKind};
 use crate::db::files::{BatchRecord, WriteBatchReader};
 use crate::db::files::{FileMeta, ManifestState};

@@ -21,9 +21,10 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::cursor::Cursor;
 use crate::db::files::BYTEWISE_COMPARATOR_NAME;
 use crate::db::salvage::DamageLog;
-use crate::db::salvage::{FoundTable, SkipIter};
+use crate::db::salvage::{EntryPosition, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};

@@ -21,13 +21,15 @@
 use std::cmp::Ordering;
 use std::fs::File;
 
-use crate::db::engine::{in_table, Cursor, TableCursor, TableFile};
+use super::open_table::Walk;
+use crate::cursor::Cursor;
+use crate::db::engine::{in_table, TableFile};
 use crate::db::files::WriteBatchReader;
 use crate::db::files::{self, FileKind};
 use crate::db::files::{LogItem, LogReader};
 use crate::db::reader::{in_file, Db};
 use crate::db::salvage::Damage;
-use crate::db::salvage::{FoundTable, SkipIter};
+use crate::db::salvage::{EntryPosition, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, ValueType};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
@@ -101,9 +103,23 @@ pub struct DbRecord {
     pub status: RecordStatus,
 }
 
+/// The records of one table walked one of three ways.
+fn walk_records(
+    w: Walk<'_>,
+    file: &str,
+    status: RecordStatus,
+    out: &mut Vec<DbRecord>,
+) -> Result<()> {
+    match w {
+        Walk::Table(c) => table_records(c, file, status, out),
+        Walk::Skip(c) => table_records(c, file, status, out),
+        Walk::Found(c) => table_records(c, file, status, out),
+    }
+}
+
 /// The records of one table, walked by `c` (positioned here).
 fn table_records(
-    mut c: TableCursor<'_>,
+    mut c: impl Cursor + EntryPosition,
     file: &str,
     status: RecordStatus,
     out: &mut Vec<DbRecord>,
@@ -128,10 +144,7 @@ fn table_records(
         }
         c.next();
     }
-    match c.take_error() {
-        Some(e) => Err(in_file(file, e)),
-        None => Ok(()),
-    }
+    c.status().map_err(|e| in_file(file, e))
 }
 
 /// The records of an obsolete log; damage is recorded (salvage) or an error.
@@ -202,8 +215,8 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
     for level in 0..7 {
         for f in db.level_files(level) {
             let name = db.table_name(f.number).unwrap_or_default().to_string();
-            let c = db.walk(f.number, read)?;
-            table_records(c, &name, RecordStatus::Live, &mut live)
+            let w = db.walk(f.number, read)?;
+            walk_records(w, &name, RecordStatus::Live, &mut live)
                 .map_err(|e| in_table(f.number, e))?;
             live_tables.push(f.number);
         }
@@ -306,13 +319,13 @@ fn obsolete_table(
     let source: TableFile = Box::new(File::open(path).map_err(|e| in_file(name, e.into()))?);
     match (TableReader::open(source, opts), db.damage_log()) {
         (Ok(t), log) => {
-            let c = TableCursor::skipping(SkipIter::new(&t, name, log, read));
+            let c = SkipIter::new(&t, name, log, read);
             table_records(c, name, RecordStatus::ObsoleteFile, out)
         }
         (Err(e), Some(log)) if e.is_corruption() => {
             let bytes = std::fs::read(path).map_err(|e| in_file(name, e.into()))?;
             let f = FoundTable::salvage(&bytes, name, &e, profile, db.internal_comparator(), log);
-            let c = TableCursor::found(&f, db.internal_comparator().clone());
+            let c = f.cursor(db.internal_comparator().clone());
             table_records(c, name, RecordStatus::ObsoleteFile, out)
         }
         (Err(e), _) => Err(in_file(name, e)),

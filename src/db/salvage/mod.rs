@@ -7,4 +7,4 @@ mod damage;
 mod table;
 
 pub use damage::{Damage, DamageLog};
-pub use table::{EntryPos, FoundEntry, FoundTable, SkipIter};
+pub use table::{EntryPos, EntryPosition, FoundCursor, FoundEntry, FoundTable, SkipIter};

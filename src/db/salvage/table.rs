@@ -5,7 +5,10 @@
 //!   [`DamageLog`] and skipped: the walk goes on with the next block.
 //! - [`FoundTable`]: the table does not open (footer or index lost, a cut file); its data
 //!   blocks are found by their checksums ([`crate::table::salvage::salvage_bytes`]) and their
-//!   entries kept sorted in memory.
+//!   entries kept sorted in memory, read through a [`FoundCursor`].
+//!
+//! Both are [`Cursor`]s that go forward only (a walk past damage cannot be retraced): moved
+//! backward, the walk stops with [`Error::Unsupported`].
 //!
 //! ```text
 //! index: [sep0 -> block0] [sep1 -> block1 (damaged: recorded, skipped)] [sep2 -> block2]
@@ -21,14 +24,15 @@ use std::cmp::Ordering;
 
 use crate::block::BlockIter;
 use crate::compress::CompressionProfile;
+use crate::cursor::Cursor;
 use crate::db::salvage::{Damage, DamageLog};
-use crate::error::{BlockKind, Error};
+use crate::error::{BlockKind, Error, Result};
 use crate::format::{BlockHandle, BLOCK_TRAILER_LEN};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::table::salvage::{salvage_bytes, Salvaged};
-use crate::table::TableReader;
+use crate::table::{TableIter, TableReader};
 use crate::util::comparator::Comparator;
 
 /// Where an entry of a table is: its data block, and its offset in the decompressed block.
@@ -38,6 +42,32 @@ pub struct EntryPos {
     pub block: BlockHandle,
     /// The entry's byte offset in the decompressed block.
     pub offset_in_block: usize,
+}
+
+/// Where a cursor over one table's entries is.
+pub trait EntryPosition {
+    /// Where the current entry is in the table, when the cursor is on one.
+    fn position(&self) -> Option<EntryPos>;
+}
+
+impl<R: RandomAccess> EntryPosition for TableIter<'_, R> {
+    fn position(&self) -> Option<EntryPos> {
+        self.block_handle()
+            .zip(self.entry_offset())
+            .map(|(block, offset_in_block)| EntryPos {
+                block,
+                offset_in_block,
+            })
+    }
+}
+
+/// The error of a walk under salvage asked to go backward.
+fn forward_only() -> Error {
+    Error::Unsupported {
+        reason: "reading backward is not supported under salvage (tables are walked forward, \
+                 past their damage): read forward"
+            .into(),
+    }
 }
 
 /// A walk over a table's data blocks that skips (and records) the damaged ones; without a
@@ -71,56 +101,43 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
             err: None,
         }
     }
+}
 
-    /// Whether the walk is on an entry.
-    pub fn valid(&self) -> bool {
+impl<R: RandomAccess> Cursor for SkipIter<'_, R> {
+    fn valid(&self) -> bool {
         self.block.as_ref().is_some_and(|(_, b)| b.valid())
     }
 
     /// The current key (as stored).
-    pub fn key(&self) -> &[u8] {
+    fn key(&self) -> &[u8] {
         self.block.as_ref().map_or(&[], |(_, b)| b.key())
     }
 
-    /// The current value.
-    pub fn value(&self) -> &[u8] {
+    fn value(&self) -> &[u8] {
         self.block.as_ref().map_or(&[], |(_, b)| b.value())
     }
 
-    /// Where the current entry is.
-    pub fn position(&self) -> Option<EntryPos> {
-        self.block.as_ref().map(|(h, b)| EntryPos {
-            block: *h,
-            offset_in_block: b.entry_offset(),
-        })
+    /// The error that stopped a walk without a damage log, or one moved backward.
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
-    /// The error that stopped a walk without a damage log.
-    pub fn error(&self) -> Option<&Error> {
-        self.err.as_ref()
-    }
-
-    /// Takes the error that stopped the walk.
-    pub fn take_error(&mut self) -> Option<Error> {
-        self.err.take()
-    }
-
-    /// Moves to the first entry.
-    pub fn seek_to_first(&mut self) {
+    fn seek_to_first(&mut self) {
         self.err = None;
         self.index.seek_to_first();
         self.settle(None);
     }
 
-    /// Moves to the first entry >= `target`.
-    pub fn seek(&mut self, target: &[u8]) {
+    fn seek(&mut self, target: &[u8]) {
         self.err = None;
         self.index.seek(target);
         self.settle(Some(target));
     }
 
-    /// Moves to the next entry.
-    pub fn next(&mut self) {
+    fn next(&mut self) {
         let Some((handle, b)) = self.block.as_mut() else {
             return;
         };
@@ -129,7 +146,7 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
             return;
         }
         let handle = *handle;
-        if let Some(e) = b.take_error() {
+        if let Err(e) = b.status() {
             self.block = None;
             if !self.skip(handle.offset, Some(block_len(handle)), e) {
                 return;
@@ -139,6 +156,30 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
         self.settle(None);
     }
 
+    fn seek_to_last(&mut self) {
+        self.block = None;
+        self.err = Some(forward_only());
+    }
+
+    fn seek_before(&mut self, _target: &[u8]) {
+        self.seek_to_last();
+    }
+
+    fn prev(&mut self) {
+        self.seek_to_last();
+    }
+}
+
+impl<R: RandomAccess> EntryPosition for SkipIter<'_, R> {
+    fn position(&self) -> Option<EntryPos> {
+        self.block.as_ref().map(|(h, b)| EntryPos {
+            block: *h,
+            offset_in_block: b.entry_offset(),
+        })
+    }
+}
+
+impl<R: RandomAccess> SkipIter<'_, R> {
     /// Records a damaged range (or stops on it): whether the walk goes on.
     fn skip(&mut self, offset: u64, len: Option<u64>, e: Error) -> bool {
         self.block = None;
@@ -160,7 +201,7 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
         self.block = None;
         let cmp = self.table.comparator();
         loop {
-            if let Some(e) = self.index.take_error() {
+            if let Err(e) = self.index.status() {
                 let ih = self.table.footer().index;
                 self.skip(ih.offset, None, e);
                 return;
@@ -192,7 +233,7 @@ impl<'a, R: RandomAccess> SkipIter<'a, R> {
                         self.block = Some((handle, b));
                         return;
                     }
-                    if let Some(e) = b.take_error() {
+                    if let Err(e) = b.status() {
                         if !self.skip(handle.offset, Some(block_len(handle)), e) {
                             return;
                         }
@@ -320,5 +361,75 @@ impl FoundTable {
     pub fn lower_bound(&self, icmp: &InternalKeyComparator, target: &[u8]) -> usize {
         self.entries
             .partition_point(|e| icmp.compare(&e.key, target) == Ordering::Less)
+    }
+
+    /// A cursor over the entries (in `icmp`'s order, the one they were sorted by), not
+    /// positioned.
+    pub fn cursor(&self, icmp: InternalKeyComparator) -> FoundCursor<'_> {
+        FoundCursor {
+            table: self,
+            icmp,
+            i: self.entries.len(),
+        }
+    }
+}
+
+/// A cursor over the entries of a [`FoundTable`] (both ways: they are in memory).
+pub struct FoundCursor<'a> {
+    table: &'a FoundTable,
+    icmp: InternalKeyComparator,
+    /// The current entry; `entries.len()` when not valid.
+    i: usize,
+}
+
+impl FoundCursor<'_> {
+    fn len(&self) -> usize {
+        self.table.entries.len()
+    }
+}
+
+impl Cursor for FoundCursor<'_> {
+    fn valid(&self) -> bool {
+        self.i < self.len()
+    }
+    fn seek_to_first(&mut self) {
+        self.i = 0;
+    }
+    fn seek_to_last(&mut self) {
+        // No entries leaves `i` at 0 = len: not valid.
+        self.i = self.len().saturating_sub(1);
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.i = self.table.lower_bound(&self.icmp, target);
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        self.i = match self.table.lower_bound(&self.icmp, target) {
+            0 => self.len(),
+            n => n - 1,
+        };
+    }
+    fn next(&mut self) {
+        self.i = (self.i + 1).min(self.len());
+    }
+    fn prev(&mut self) {
+        self.i = match self.i {
+            0 => self.len(),
+            n => n - 1,
+        };
+    }
+    fn key(&self) -> &[u8] {
+        self.table.entries.get(self.i).map_or(&[], |e| &e.key)
+    }
+    fn value(&self) -> &[u8] {
+        self.table.entries.get(self.i).map_or(&[], |e| &e.value)
+    }
+    fn status(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl EntryPosition for FoundCursor<'_> {
+    fn position(&self) -> Option<EntryPos> {
+        self.table.entries.get(self.i).map(|e| e.pos)
     }
 }

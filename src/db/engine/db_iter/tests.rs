@@ -1,15 +1,13 @@
-//! The backward view and the merged cursor's backward moves against a model (the sorted
-//! list of every version); `tests/db_backward.rs` reads the directories LevelDB and
-//! goleveldb wrote both ways.
+//! The database view and the merged cursor moved every way (seeks, steps, turning around)
+//! against a model (the sorted list of every version); `tests/db_backward.rs` reads the
+//! directories LevelDB and goleveldb wrote both ways.
 
 use std::sync::Arc;
 
 use proptest::prelude::*;
 
 use super::*;
-use crate::db::engine::MemCursor;
-use crate::db::engine::ViewCursor;
-use crate::db::engine::{MemTable, Origin};
+use crate::db::engine::{MemCursor, MemTable, Origin};
 use crate::db::files::BatchRecord;
 use crate::internal_key::InternalKeyComparator;
 use crate::util::comparator::BytewiseComparator;
@@ -70,13 +68,13 @@ fn model_view(versions: &[Version], snapshot: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
         .collect()
 }
 
-fn backward(view: &mut ReverseView<'_>) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn backward(view: &mut DbIter<'_>) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     while view.valid() {
         out.push((view.key().to_vec(), view.value().to_vec()));
         view.prev();
     }
-    assert!(view.error().is_none());
+    assert!(view.status().is_ok());
     out
 }
 
@@ -127,12 +125,12 @@ proptest! {
     ) {
         let tables = split(&vs, &at);
         let want = model_view(&vs, snap);
-        let mut v = ReverseView::new(merged(&tables), snap);
+        let mut v = DbIter::new(merged(&tables), snap);
         v.seek_to_last();
         let got = backward(&mut v);
         prop_assert_eq!(&got, &want.iter().rev().cloned().collect::<Vec<_>>());
 
-        let mut f = ViewCursor::new(merged(&tables), snap);
+        let mut f = DbIter::new(merged(&tables), snap);
         f.seek_to_first();
         let mut fwd = Vec::new();
         while f.valid() {
@@ -140,11 +138,48 @@ proptest! {
             f.next();
         }
         prop_assert_eq!(&fwd, &want);
+        // As a std iterator, from the first key without a seek.
+        let it: Vec<_> = DbIter::new(merged(&tables), snap)
+            .into_iter()
+            .collect::<Result<_>>()
+            .unwrap();
+        prop_assert_eq!(&it, &want);
 
-        let mut v = ReverseView::new(merged(&tables), snap);
+        let mut v = DbIter::new(merged(&tables), snap);
         v.seek_before(&bound);
         let below: Vec<_> = want.iter().rev().filter(|(k, _)| *k < bound).cloned().collect();
         prop_assert_eq!(backward(&mut v), below);
+    }
+
+    /// The view moved any way (seeks both ways, steps, turning around at any key) is
+    /// always on the model's live entry.
+    #[test]
+    fn view_moves_both_ways(
+        (vs, at) in versions(),
+        snap in 0u64..70,
+        ops in proptest::collection::vec((0u8..6, proptest::collection::vec(0u8..4, 0..3)), 1..40),
+    ) {
+        let tables = split(&vs, &at);
+        let want = model_view(&vs, snap);
+        let mut v = DbIter::new(merged(&tables), snap);
+        let mut pos: Option<usize> = None;
+        for (op, key) in ops {
+            let lb = want.partition_point(|(k, _)| *k < key);
+            match op {
+                0 => { v.seek_to_first(); pos = (!want.is_empty()).then_some(0); }
+                1 => { v.seek_to_last(); pos = want.len().checked_sub(1); }
+                2 => { v.seek(&key); pos = (lb < want.len()).then_some(lb); }
+                3 => { v.seek_before(&key); pos = lb.checked_sub(1); }
+                4 => if let Some(p) = pos { v.next(); pos = (p + 1 < want.len()).then_some(p + 1); },
+                _ => if let Some(p) = pos { v.prev(); pos = p.checked_sub(1); },
+            }
+            prop_assert_eq!(v.valid(), pos.is_some());
+            prop_assert!(v.status().is_ok());
+            if let Some(p) = pos {
+                prop_assert_eq!(v.key(), &want[p].0[..]);
+                prop_assert_eq!(v.value(), &want[p].1[..]);
+            }
+        }
     }
 
     /// The merged cursor moved any way (seeks, next, prev, turning around) is always on
