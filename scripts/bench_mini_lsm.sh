@@ -28,7 +28,7 @@
 #      benchmark's result line and the next, so it includes the background work a
 #      workload leaves (both sides measured alike)
 #   5. prints a markdown table of medians; fails when the sides disagree on the keys found
-#      (readrandom) or the entries read (readseq), or when LevelDB runs without snappy
+#      (readrandom), or when LevelDB runs without snappy
 set -euo pipefail
 SRC=${1:?usage: scripts/bench_mini_lsm.sh LEVELDB_SRC [NUM] [ROUNDS]}
 NUM=${2:-1000000}
@@ -57,7 +57,7 @@ grep -q '^HAVE_TCMALLOC:INTERNAL=1' "$build/CMakeCache.txt" && libs+=(-ltcmalloc
   -I"$SRC" -I"$SRC/include" -I"$build/include" \
   "$SRC/benchmarks/db_bench.cc" "$SRC/util/histogram.cc" "$SRC/util/testutil.cc" \
   "$build/libleveldb.a" "${libs[@]}" -lgmock -lgtest -lpthread -o "$build/db_bench"
-leveldb_version=$(git -C "$SRC" describe --always --tags 2>/dev/null || echo unknown)
+leveldb_version=$( (git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo "source") | head -1)
 
 log "building the engine (cargo build --release --example mini_lsm)"
 (cd "$root" && cargo build --release --quiet --example mini_lsm)
@@ -87,7 +87,8 @@ def run(side):
         cmd = [leveldb] + [f"--{k}={v}" for k, v in flags.items()] + ["--compression=1", f"--db={db}"]
     else:
         cmd = [ours, db, "bench", "--fresh"] + [a for k, v in flags.items() for a in (f"--{k}", str(v))]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    errfile = open(os.path.join(work, f"{side}.stderr"), "w+")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errfile, text=True)
     out, last, text = {}, cpu_of(p.pid), []
     for line in p.stdout:
         text.append(line)
@@ -99,22 +100,30 @@ def run(side):
                                    found=found and int(found.group(1)))
             last = cpu
     if p.wait() != 0 or len(out) != len(BENCHES):
-        sys.exit(f"{side} failed:\n{''.join(text)}")
-    if side == "leveldb" and any("Snappy compression is not enabled" in l for l in text):
-        sys.exit("db_bench runs without snappy")
+        errfile.seek(0)
+        sys.exit(f"{side} failed:\n{''.join(text)}{errfile.read()[-3000:]}")
+    if side == "leveldb":
+        if any("Snappy compression is not enabled" in l for l in text):
+            sys.exit("db_bench runs without snappy")
+        header = [l.split("version", 1)[1].strip() for l in text if l.startswith("LevelDB:")]
+        versions.update(header)
     subprocess.run(["rm", "-rf", db], check=True)
     os.sync()
     return out
 
 results = {"leveldb": [], "ours": []}
+versions, loads = set(), []
 for r in range(rounds):
     load = open("/proc/loadavg").read().split()[:3]
+    loads.append(float(load[0]))
     print(f"[bench_mini_lsm] round {r + 1}/{rounds} (load average {' '.join(load)})", file=sys.stderr)
     for side in (["leveldb", "ours"] if r % 2 == 0 else ["ours", "leveldb"]):
         results[side].append(run(side))
 
 med = statistics.median
-print(f"NUM = {num}, {rounds} alternating rounds, LevelDB {version} db_bench, mini_lsm {commit}")
+print(f"NUM = {num}, {rounds} alternating rounds, db_bench of LevelDB {'/'.join(sorted(versions))} "
+      f"({version}), mini_lsm {commit}; 1-minute load average {min(loads):.1f}-{max(loads):.1f} "
+      f"at the rounds' starts")
 print()
 print("| benchmark | LevelDB db_bench (µs/op) | mini_lsm (µs/op) | wall ratio (medians) | median of per-round wall ratios | CPU s, LevelDB / mini_lsm | CPU ratio (medians) |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
