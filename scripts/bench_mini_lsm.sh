@@ -105,8 +105,9 @@ def run(side):
     if side == "leveldb":
         if any("Snappy compression is not enabled" in l for l in text):
             sys.exit("db_bench runs without snappy")
-        header = [l.split("version", 1)[1].strip() for l in text if l.startswith("LevelDB:")]
-        versions.update(header)
+        errfile.seek(0)
+        lines = errfile.read().splitlines() + text
+        versions.update(l.split("version", 1)[1].strip() for l in lines if l.startswith("LevelDB:"))
     subprocess.run(["rm", "-rf", db], check=True)
     os.sync()
     return out
