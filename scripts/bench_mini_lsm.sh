@@ -5,6 +5,8 @@
 # <= 1.0 is as fast as LevelDB or faster).
 #
 # usage: scripts/bench_mini_lsm.sh LEVELDB_SRC [NUM=1000000] [ROUNDS=5]
+#        MINI_LSM_BEFORE=path/to/an/older/mini_lsm scripts/bench_mini_lsm.sh ...  (a third
+#        side in the same rounds: an earlier build of the engine, for before/after tables)
 #
 #   LEVELDB_SRC  a checkout of github.com/google/leveldb (submodules not needed); nothing
 #                of it is copied into this repository.
@@ -67,9 +69,9 @@ commit=$(git -C "$root" rev-parse --short HEAD)
 git -C "$root" diff --quiet HEAD -- examples/mini_lsm src || commit="$commit+dirty"
 
 python3 - "$build/db_bench" "$target_dir/release/examples/mini_lsm" "$work" "$NUM" "$ROUNDS" \
-  "$commit" "$leveldb_version" <<'PY'
+  "$commit" "$leveldb_version" "${MINI_LSM_BEFORE:-}" <<'PY'
 import os, re, statistics, subprocess, sys, time
-leveldb, ours, work, num, rounds, commit, version = sys.argv[1:8]
+leveldb, ours, work, num, rounds, commit, version, before = sys.argv[1:9]
 num, rounds = int(num), int(rounds)
 BENCHES = ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq"]
 LINE = re.compile(r"^(\w+)\s*:\s*([0-9.]+) micros/op;(.*)$")
@@ -86,7 +88,8 @@ def run(side):
     if side == "leveldb":
         cmd = [leveldb] + [f"--{k}={v}" for k, v in flags.items()] + ["--compression=1", f"--db={db}"]
     else:
-        cmd = [ours, db, "bench", "--fresh"] + [a for k, v in flags.items() for a in (f"--{k}", str(v))]
+        exe = before if side == "before" else ours
+        cmd = [exe, db, "bench", "--fresh"] + [a for k, v in flags.items() for a in (f"--{k}", str(v))]
     errfile = open(os.path.join(work, f"{side}.stderr"), "w+")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errfile, text=True)
     out, last, text = {}, cpu_of(p.pid), []
@@ -112,13 +115,14 @@ def run(side):
     os.sync()
     return out
 
-results = {"leveldb": [], "ours": []}
+sides = ["leveldb", "ours"] + (["before"] if before else [])
+results = {s: [] for s in sides}
 versions, loads = set(), []
 for r in range(rounds):
     load = open("/proc/loadavg").read().split()[:3]
     loads.append(float(load[0]))
     print(f"[bench_mini_lsm] round {r + 1}/{rounds} (load average {' '.join(load)})", file=sys.stderr)
-    for side in (["leveldb", "ours"] if r % 2 == 0 else ["ours", "leveldb"]):
+    for side in (sides if r % 2 == 0 else sides[::-1]):
         results[side].append(run(side))
 
 med = statistics.median
@@ -136,6 +140,10 @@ for b in BENCHES:
     lc, oc = med(x["cpu"] for x in l), med(x["cpu"] for x in o)
     paired = med(y["us"] / x["us"] for x, y in zip(l, o))
     print(f"| {b} | {lw:.3f} | {ow:.3f} | {ow / lw:.2f} | {paired:.2f} | {lc:.2f} / {oc:.2f} | {oc / max(lc, 0.01):.2f} |")
+    if before:
+        bw = med(x["us"] for x in (r[b] for r in results["before"]))
+        bc = med(x["cpu"] for x in (r[b] for r in results["before"]))
+        print(f"|   before: {b} | {lw:.3f} | {bw:.3f} | {bw / lw:.2f} | | {lc:.2f} / {bc:.2f} | {bc / max(lc, 0.01):.2f} |")
     founds = {x["found"] for x in l + o}
     if len(founds) > 1:
         print(f"THE SIDES DISAGREE on {b}: found {sorted(map(str, founds))}", file=sys.stderr)

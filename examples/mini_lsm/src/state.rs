@@ -304,7 +304,7 @@ pub fn reader_options(opts: &Options) -> ReaderOptions {
 /// The open-table cache for `opts`.
 pub fn table_cache(dir: &Path, opts: &Options) -> TableCache {
     let capacity = opts.max_open_files.saturating_sub(NON_TABLE_FILES).max(1);
-    TableCache::new(dir, reader_options(opts), capacity)
+    TableCache::new(dir, reader_options(opts), capacity, opts.mmap_reads)
 }
 
 /// The table options of new tables.
