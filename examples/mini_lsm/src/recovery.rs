@@ -240,7 +240,7 @@ pub fn open(dir: &Path, opts: Options) -> Result<(Arc<Inner>, Recovery)> {
 
     let version = Arc::new(version);
     let state = State {
-        mem: Arc::default(),
+        mem: Arc::new(MemTable::with_capacity(opts.write_buffer_size)),
         imm: None,
         versions: vec![Arc::downgrade(&version)],
         version,
