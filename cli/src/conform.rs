@@ -118,7 +118,7 @@ fn config(a: &Args) -> Result<Config, Failure> {
             .as_ref()
             .map(|r| Adapter::new(r.clone(), timeout)),
         testdata,
-        comparators: vec![Arc::new(leveldb_table::idb::IdbComparator)],
+        comparators: vec![Arc::new(sst_chrome::idb::IdbComparator)],
         cases: a.cases.clone(),
         groups: a
             .groups

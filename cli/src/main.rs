@@ -4,25 +4,20 @@
 //! One module per subcommand (`db/` holds one file per `sst db` subcommand); below them,
 //! what they share: `flags` (the reading options and which subcommand uses which),
 //! `table_open` and `filekind` (opening a table, naming a file of another kind), `order`
-//! (a table's comparator), `rows` (the one entry formatter) over `decoding` (IndexedDB and
+//! (a table's comparator), `rows` (the one entry formatter) over `chrome` (IndexedDB and
 //! DOM storage), `output` and `common` (exit codes, errors, hex). See `docs/cli.md`.
 
 mod blocks;
 mod bloom;
 mod build;
+mod chrome;
 mod common;
 mod conform;
 mod db;
-mod decoding;
 mod filekind;
 mod filter;
 mod flags;
 mod get;
-mod host_json;
-mod idb;
-mod idb_json;
-mod idb_rows;
-mod json_text;
 mod log;
 mod manifest;
 mod order;
@@ -31,11 +26,8 @@ mod refilter;
 mod rows;
 mod salvage;
 mod scan;
-mod sqlite_note;
 mod stats;
-mod storage_rows;
 mod table_open;
-mod value_json;
 mod verify;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

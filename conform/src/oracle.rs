@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use leveldb_table::db::DbOptions;
+use leveldb_table::db::{DbOptions, KnownOrder};
 use leveldb_table::raw::compress::name as compression_name;
 use leveldb_table::raw::format::{BlockHandle, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use leveldb_table::table::KeyFormat;
@@ -40,7 +40,7 @@ pub(crate) fn table_entries(bytes: &[u8]) -> Result<Vec<Entry>, String> {
 
 fn db_options(comparators: &[Arc<dyn Comparator>]) -> DbOptions {
     DbOptions {
-        comparators: comparators.to_vec(),
+        comparators: comparators.iter().cloned().map(KnownOrder::new).collect(),
         ..DbOptions::default()
     }
 }
