@@ -17,8 +17,8 @@
 //!   [`ReadOptions::snapshot`].
 //! - [`db`]: a LevelDB directory ([`Db`], read-only, with the same [`Lookup`] answers) and
 //!   the pieces its writers use (logs, write batches, the MANIFEST, compaction output).
-//! - [`idb`], [`v8value`], [`dom_storage`]: Chrome's IndexedDB keys and values and its
-//!   localStorage / sessionStorage.
+//!   An application's order (a comparator of its own) reaches the database reader through
+//!   [`db::DbOptions::comparators`].
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer, internal
 //!   keys) and helpers for tools (memory maps, atomic files, a read-counting source) are
 //!   public under [`raw`].
@@ -66,13 +66,10 @@ mod table_builder;
 mod util; // crc32c, hash, comparator, the OS (the `unsafe` operations)
 
 pub mod db;
-pub mod dom_storage;
 pub mod error;
 pub mod filter;
-pub mod idb;
 pub mod refilter;
 pub mod table;
-pub mod v8value;
 
 pub use cache::BlockCache;
 pub use db::Db;

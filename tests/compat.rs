@@ -254,6 +254,21 @@ fn a_restart_point_past_the_entries_is_corruption() {
 }
 
 #[test]
+fn entries_no_restart_point_reaches_are_corruption() {
+    let mut b = BlockBuilder::new(16);
+    b.add(b"a", b"1");
+    b.add(b"b", b"2");
+    let mut raw = b.finish().to_vec();
+    let n = raw.len();
+    // Restart count 1 -> 0: LevelDB's iterator would read the block as empty.
+    raw[n - 4..].copy_from_slice(&0u32.to_le_bytes());
+    let e = Block::from_bytes(raw).unwrap_err();
+    assert!(e.to_string().contains("no restart point"), "{e}");
+    // The bare count (LevelDB's ZeroRestartPointsInBlock) is still an empty block.
+    assert!(Block::from_bytes(vec![0u8; 4]).is_ok());
+}
+
+#[test]
 fn unknown_compression_ids_are_named() {
     let mut raw = b"\x00\x00\x00\x00\x01\x00\x00\x00".to_vec();
     raw.extend_from_slice(&block_trailer(&raw.clone(), 7));

@@ -1,6 +1,6 @@
 //! Modules import downward only, at every level of nesting: this test reads the module tree
-//! of the library (`src/lib.rs`), of the `sst` CLI (`cli/src/main.rs`) and of the engine
-//! (`examples/mini_lsm/src/lib.rs`), resolves every
+//! of the library (`src/lib.rs`), of Chrome's storage (`chrome/src/lib.rs`), of the `sst`
+//! CLI (`cli/src/main.rs`) and of the engine (`examples/mini_lsm/src/lib.rs`), resolves every
 //! path each module's code names (`crate::`, `super::`, `self::`, a child module's name, or a
 //! name it imported) to the module that defines the item, and fails on any cycle in that
 //! graph, naming the modules in it.
@@ -456,6 +456,10 @@ fn library_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")
 }
 
+fn chrome_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("chrome/src/lib.rs")
+}
+
 fn cli_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/src/main.rs")
 }
@@ -520,6 +524,21 @@ fn library_modules_import_downward_only() {
     );
     assert!(g["block::iter"].contains("block"), "{:?}", g["block::iter"]);
     assert_cycles(&library_root(), KNOWN_LIBRARY_CYCLES);
+}
+
+#[test]
+fn chrome_modules_import_downward_only() {
+    let g = graph(&chrome_root());
+    assert!(
+        g.contains_key("idb::directory") && g.contains_key("v8value::decode"),
+        "{g:?}"
+    );
+    assert!(
+        g["idb::directory"].contains("error"),
+        "{:?}",
+        g["idb::directory"]
+    );
+    assert_cycles(&chrome_root(), &[]);
 }
 
 #[test]

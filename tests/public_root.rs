@@ -23,14 +23,11 @@ const ROOT: &[&str] = &[
     "TableBuilder",
     "TableReader",
     "db",
-    "dom_storage",
     "error",
     "filter",
-    "idb",
     "raw",
     "refilter",
     "table",
-    "v8value",
 ];
 
 /// The public names declared at brace depth 0 of `src` (a `lib.rs`).
@@ -102,8 +99,8 @@ fn the_counter_sees_grouped_uses_modules_and_skips_nested_ones() {
 #[allow(unused_imports)]
 mod resolve {
     use leveldb_table::{
-        db, dom_storage, error, filter, idb, raw, refilter, table, v8value, BlockCache,
-        BytewiseComparator, Comparator, Compression, Db, Error, FilterPolicy, Lookup, Options,
-        RandomAccess, ReadOptions, ReaderOptions, Result, TableBuilder, TableReader,
+        db, error, filter, raw, refilter, table, BlockCache, BytewiseComparator, Comparator,
+        Compression, Db, Error, FilterPolicy, Lookup, Options, RandomAccess, ReadOptions,
+        ReaderOptions, Result, TableBuilder, TableReader,
     };
 }

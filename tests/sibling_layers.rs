@@ -1,5 +1,6 @@
 //! Sibling modules import each other in one direction only, in every folder of every crate of
-//! the workspace (the library, the `sst` CLI, `sst-bloom`, the Python package, the engine).
+//! the workspace (the library, the `sst` CLI, `sst-bloom`, `sst-chrome`, the conformance kit,
+//! the Python package, the engine).
 //!
 //! This is the coarse form of the layering rule (`tests/module_graph.rs` checks the fine form,
 //! file by file, through re-exports): for two modules `a` and `b` in one folder, no file
@@ -161,7 +162,9 @@ fn siblings_import_one_way_in_every_crate() {
         "src",
         "cli/src",
         "bloom/src",
+        "chrome/src",
         "python/src",
+        "conform/src",
         "examples/mini_lsm/src",
     ] {
         all.extend(workspace_circles(src));
@@ -191,7 +194,9 @@ fn no_file_of_the_library_or_the_cli_is_over_500_lines() {
         "src",
         "cli/src",
         "bloom/src",
+        "chrome/src",
         "python/src",
+        "conform/src",
         "examples/mini_lsm/src",
     ] {
         let mut files = Vec::new();
@@ -206,4 +211,33 @@ fn no_file_of_the_library_or_the_cli_is_over_500_lines() {
     }
     assert!(seen > 100, "only {seen} files found");
     assert!(long.is_empty(), "files over 500 lines: {long:?}");
+}
+
+#[test]
+fn the_leveldb_crate_names_no_application() {
+    // Chrome's storage is the sst-chrome crate's; an application's order reaches the
+    // database reader through `DbOptions::comparators`.
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut named = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap().to_lowercase();
+        for word in [
+            "idb",
+            "indexeddb",
+            "chrome",
+            "chromium",
+            "v8value",
+            "dom_storage",
+        ] {
+            if text.contains(word) {
+                named.push(format!("{}: {word}", f.display()));
+            }
+        }
+    }
+    assert!(files.len() > 50, "only {} files", files.len());
+    assert!(named.is_empty(), "{named:?}");
 }

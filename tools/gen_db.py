@@ -2,7 +2,7 @@
 """Writes the LevelDB database fixtures of testdata/db/ with C++ LevelDB (plyvel, which
 bundles LevelDB 1.22), and records what LevelDB itself reads back in each expected.json.
 
-    python3 tools/gen_db.py [OUT_DIR]        (default: testdata/db)
+    python3 tools/gen_db.py [OUT_DIR [NAME...]]   (default: testdata/db, every directory)
 
 Directories (each small, with a tiny write buffer so that tables land at several levels):
 - basic:    puts, overwrites and deletions over 3 rounds, flushed and compacted into tables at
@@ -12,6 +12,10 @@ Directories (each small, with a tiny write buffer so that tables land at several
 - snapshot: a snapshot is held while later overwrites and deletions are compacted, so older
             versions stay in the tables; the snapshot's sequence number is recorded (LevelDB
             gives the first write sequence 1, each record of a batch the next one).
+- flush_race: puts in a loop with LevelDB's default options (no flush asked for): a
+            memtable flush finishes while the next writes go to the new log, so the
+            MANIFEST's last sequence covers batches of the live log. Timing decides it: the
+            writer tries again until the directory has that shape.
 
 expected.json holds, hex-encoded: "scan" (LevelDB's full iteration), "gets" (present,
 deleted and never-written keys), and for snapshot "snapshot_seq", "snapshot_scan",
@@ -192,10 +196,105 @@ def biglog(out):
     finish(path, expected)
 
 
+def read_varint(b, i):
+    shift = value = 0
+    while True:
+        c = b[i]
+        i += 1
+        value |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return value, i
+
+
+def log_records(path):
+    """The records of a LevelDB log file (32 KiB blocks of crc, length, type, payload)."""
+    data = open(path, "rb").read()
+    out, frag, i = [], b"", 0
+    while i + 7 <= len(data):
+        left = 32768 - i % 32768
+        if left < 7:
+            i += left
+            continue
+        n, t = int.from_bytes(data[i + 4:i + 6], "little"), data[i + 6]
+        payload = data[i + 7:i + 7 + n]
+        i += 7 + n
+        if t == 1:
+            out.append(payload)
+        elif t == 2:
+            frag = payload
+        elif t == 3:
+            frag += payload
+        elif t == 4:
+            out.append(frag + payload)
+    return out
+
+
+def manifest_state(path):
+    """(log number, last sequence) after every VersionEdit of the directory's MANIFEST."""
+    current = open(os.path.join(path, "CURRENT")).read().strip()
+    log_number = last_seq = 0
+    for rec in log_records(os.path.join(path, current)):
+        i = 0
+        while i < len(rec):
+            tag, i = read_varint(rec, i)
+            if tag in (2, 3, 4, 9):
+                v, i = read_varint(rec, i)
+                log_number = v if tag == 2 else log_number
+                last_seq = v if tag == 4 else last_seq
+            elif tag == 1:
+                n, i = read_varint(rec, i)
+                i += n
+            elif tag in (5, 6, 7):
+                _, i = read_varint(rec, i)
+                if tag == 6:
+                    _, i = read_varint(rec, i)
+                else:
+                    if tag == 7:
+                        _, i = read_varint(rec, i)
+                        _, i = read_varint(rec, i)
+                    for _ in range(2 if tag == 7 else 1):
+                        n, i = read_varint(rec, i)
+                        i += n
+            else:
+                raise ValueError(f"unknown VersionEdit tag {tag}")
+    return log_number, last_seq
+
+
+def flush_race(out):
+    path = os.path.join(out, "flush_race")
+    for attempt in range(20):
+        if os.path.exists(path):
+            shutil.rmtree(path)
+        db = plyvel.DB(path, create_if_missing=True, write_buffer_size=64 * 1024)
+        n = 1500
+        for i in range(n):
+            db.put(key(i), value(i, 0) + b"x" * 30)
+        expected = {"last_sequence": n, "scan": dump(db)}
+        db.close()
+        log_number, last_seq = manifest_state(path)
+        covered = False
+        for name in os.listdir(path):
+            if name.endswith(".log") and int(name[:-4]) >= log_number:
+                recs = log_records(os.path.join(path, name))
+                seqs = [int.from_bytes(r[:8], "little") for r in recs]
+                covered |= any(s <= last_seq for s in seqs)
+        if covered:
+            expected["manifest_last_sequence"] = last_seq
+            finish(path, expected)
+            return
+        print(f"flush_race: attempt {attempt + 1} without the race, again")
+    raise SystemExit("flush_race: no run left the MANIFEST covering the live log")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "testdata/db"
+    wanted = sys.argv[2:]
     os.makedirs(out, exist_ok=True)
-    for name, make in (("basic", basic), ("snapshot", snapshot), ("biglog", biglog)):
+    makers = (("basic", basic), ("snapshot", snapshot), ("biglog", biglog), ("flush_race", flush_race))
+    for name, make in makers:
+        if wanted and name not in wanted:
+            continue
         p = os.path.join(out, name)
         if os.path.exists(p):
             shutil.rmtree(p)

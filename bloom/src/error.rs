@@ -65,6 +65,37 @@ pub enum Error {
         /// Replicas asked for.
         wanted: u32,
     },
+    /// One server was given, but it is a node of a Redis Cluster (it answered `MOVED`, or
+    /// `INFO` says `cluster_enabled:1`): open it as a cluster, with
+    /// `Servers::cluster` (`sst bloom`: `--cluster`).
+    ClusterNode {
+        /// The server (`host:port`).
+        node: String,
+        /// What showed it (`INFO says cluster_enabled:1`, the `MOVED` reply).
+        evidence: String,
+    },
+    /// An add stopped part-way: `source` is why. `acknowledged` of the batch's `keys` are
+    /// in the filter (added, or found present) as the filter's durability promises; the
+    /// others may or may not be. Adds are idempotent: sending the whole batch again is safe.
+    AddStopped {
+        /// Keys of the batch acknowledged before it stopped (duplicates each counted).
+        acknowledged: u64,
+        /// Keys in the batch.
+        keys: u64,
+        /// Why it stopped.
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// The error that caused this one: for [`Error::AddStopped`] its source (followed
+    /// down), otherwise the error itself.
+    pub fn root_cause(&self) -> &Error {
+        match self {
+            Error::AddStopped { source, .. } => source.root_cause(),
+            e => e,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -102,6 +133,20 @@ impl fmt::Display for Error {
                 "redis WAIT on {node}: {acked} of {wanted} replicas acknowledged the batch in time \
                  (not reported added; sending it again is safe)"
             ),
+            Error::ClusterNode { node, evidence } => write!(
+                f,
+                "{node} is a Redis Cluster node ({evidence}): open it as a cluster, with its \
+                 seed nodes"
+            ),
+            Error::AddStopped {
+                acknowledged,
+                keys,
+                source,
+            } => write!(
+                f,
+                "add stopped with {acknowledged} of the batch's {keys} keys acknowledged: \
+                 {source}"
+            ),
         }
     }
 }
@@ -110,6 +155,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io { source, .. } => Some(source),
+            Error::AddStopped { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

@@ -6,6 +6,11 @@
 //! `sst log F --comparator idb_cmp1` alike), with a note when one changes nothing, and
 //! an error where giving it shows a misunderstanding (`--no-verify` to `verify`).
 
+use std::sync::Arc;
+
+use leveldb_table::{BytewiseComparator, Comparator};
+use sst_chrome::idb::IdbComparator;
+
 /// `--keys`: how a table's keys are read.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum KeysArg {
@@ -32,8 +37,23 @@ impl ComparatorArg {
     pub fn name(self) -> &'static str {
         match self {
             ComparatorArg::Bytewise => "leveldb.BytewiseComparator",
-            ComparatorArg::IdbCmp1 => leveldb_table::idb::format::IDB_COMPARATOR_NAME,
+            ComparatorArg::IdbCmp1 => sst_chrome::idb::format::IDB_COMPARATOR_NAME,
         }
+    }
+
+    /// The order itself.
+    pub fn comparator(self) -> Arc<dyn Comparator> {
+        match self {
+            ComparatorArg::Bytewise => Arc::new(BytewiseComparator),
+            ComparatorArg::IdbCmp1 => Arc::new(IdbComparator),
+        }
+    }
+
+    /// The order a MANIFEST names `name`, if this tool has it.
+    pub fn named(name: &str) -> Option<ComparatorArg> {
+        [ComparatorArg::Bytewise, ComparatorArg::IdbCmp1]
+            .into_iter()
+            .find(|c| c.name() == name)
     }
 }
 
@@ -99,6 +119,12 @@ fn uses(path: &[&str]) -> Uses {
         ["build"] => u(Yes, WritesBytewise, Refused(no_table), TABLE_ORDER),
         ["bloom", ..] => u(Ignored, WritesBytewise, Refused(no_table), TABLE_ORDER),
         ["db", "build"] => u(Ignored, WritesBytewise, Ignored, DB_ORDER),
+        ["db", "verify"] => u(
+            Ignored,
+            Yes,
+            Refused("it always verifies every checksum"),
+            DB_ORDER,
+        ),
         ["db", _] => u(Ignored, Yes, Yes, DB_ORDER),
         ["log"] => u(
             Ignored,

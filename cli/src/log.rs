@@ -13,8 +13,8 @@ use leveldb_table::{
 use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL, EXIT_OK};
-use crate::decoding::Decoding;
 use crate::filekind::{self, Kind};
 use crate::output::{OutFormat, RowsOut};
 
@@ -56,7 +56,7 @@ const LOG_BLOCK: usize = leveldb_table::db::files::LOG_BLOCK_SIZE;
 /// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...
 pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8>, Failure> {
     let refuse = |kind: Kind| filekind::expect(path, &kind, want, wanted).map_err(Failure::error);
-    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+    if let Some(msg) = crate::chrome::not_leveldb(path) {
         return Err(Failure::error(msg));
     }
     if path.is_dir() {
@@ -64,7 +64,31 @@ pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8
     }
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))?;
-    refuse(filekind::of_file(path, &bytes))?;
+    let kind = filekind::of_file(path, &bytes);
+    refuse(kind.clone())?;
+    // Neither the bytes nor the name say it is LevelDB's: an empty file, or one with no
+    // intact record of the log format at its start (random bytes, a file of another
+    // program) is refused in one line rather than reported as thousands of damaged blocks.
+    if kind == Kind::Unknown && !filekind::has_log_record(&bytes) {
+        return Err(Failure::error(format!(
+            "{}: not {wanted}: {}, and its name is not LevelDB's",
+            path.display(),
+            if bytes.is_empty() {
+                "an empty file".to_string()
+            } else {
+                format!(
+                    "no intact record of the log format in its first {} bytes",
+                    bytes.len().min(filekind::SNIFF_BYTES as usize)
+                )
+            }
+        )));
+    }
+    if bytes.is_empty() {
+        common::warn(&format!(
+            "{}: empty: no records (LevelDB creates a log empty and writes to it later)",
+            path.display()
+        ));
+    }
     Ok(bytes)
 }
 
@@ -195,7 +219,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     // IndexedDB keys (and values) decoded when the order is idb_cmp1: asked, or the
     // MANIFEST of the log's directory names it.
     let idb_asked = g.comparator == Some(crate::flags::ComparatorArg::IdbCmp1);
-    let dec = Decoding::for_log(&a.file, idb_asked);
+    let dec = Decoding::for_log(&a.file, idb_asked)?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut damaged = false;
     let mut line = Vec::new();

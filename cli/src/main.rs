@@ -4,24 +4,20 @@
 //! One module per subcommand (`db/` holds one file per `sst db` subcommand); below them,
 //! what they share: `flags` (the reading options and which subcommand uses which),
 //! `table_open` and `filekind` (opening a table, naming a file of another kind), `order`
-//! (a table's comparator), `rows` (the one entry formatter) over `decoding` (IndexedDB and
+//! (a table's comparator), `rows` (the one entry formatter) over `chrome` (IndexedDB and
 //! DOM storage), `output` and `common` (exit codes, errors, hex). See `docs/cli.md`.
 
 mod blocks;
 mod bloom;
 mod build;
+mod chrome;
 mod common;
+mod conform;
 mod db;
-mod decoding;
 mod filekind;
 mod filter;
 mod flags;
 mod get;
-mod host_json;
-mod idb;
-mod idb_json;
-mod idb_rows;
-mod json_text;
 mod log;
 mod manifest;
 mod order;
@@ -30,11 +26,8 @@ mod refilter;
 mod rows;
 mod salvage;
 mod scan;
-mod sqlite_note;
 mod stats;
-mod storage_rows;
 mod table_open;
-mod value_json;
 mod verify;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -101,6 +94,8 @@ enum Command {
     Manifest(manifest::Args),
     /// Rewrite a table with another filter; data blocks are copied byte for byte.
     Refilter(refilter::Args),
+    /// Run the conformance kit against another implementation through its adapter command.
+    Conform(conform::Args),
 }
 
 fn main() {
@@ -141,6 +136,7 @@ fn main() {
         Command::Log(a) => log::run(&g, a),
         Command::Manifest(a) => manifest::run(a),
         Command::Refilter(a) => refilter::run(&g, a),
+        Command::Conform(a) => conform::run(a),
     };
     let code = match res {
         Ok(code) => code,

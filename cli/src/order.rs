@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use leveldb_table::db::files::FileKind;
-use leveldb_table::{db::builtin_comparator, db::files::read_current, db::files::ManifestState};
+use leveldb_table::{db::files::read_current, db::files::ManifestState};
 use leveldb_table::{Comparator, ReadOptions, TableReader};
 
 use crate::common::{self, Failure, Global};
@@ -39,12 +39,9 @@ pub fn comparator_for(path: &Path, g: &Global) -> Result<(Arc<dyn Comparator>, S
             path.display(),
             c.name()
         )),
-        (Some(c), _) => Ok((
-            builtin_comparator(c.name()).expect("built in"),
-            Source::Flag,
-        )),
-        (None, Some(m)) => builtin_comparator(&m)
-            .map(|c| (c, Source::Manifest))
+        (Some(c), _) => Ok((c.comparator(), Source::Flag)),
+        (None, Some(m)) => ComparatorArg::named(&m)
+            .map(|c| (c.comparator(), Source::Manifest))
             .ok_or_else(|| {
                 format!(
                     "{}: the directory's MANIFEST names comparator {m:?}, which this tool does \
@@ -52,10 +49,7 @@ pub fn comparator_for(path: &Path, g: &Global) -> Result<(Arc<dyn Comparator>, S
                     path.display()
                 )
             }),
-        (None, None) => Ok((
-            builtin_comparator("leveldb.BytewiseComparator").expect("built in"),
-            Source::Default,
-        )),
+        (None, None) => Ok((ComparatorArg::Bytewise.comparator(), Source::Default)),
     }
 }
 
@@ -156,7 +150,7 @@ pub fn orders_that_fit(path: &Path, g: &Global, current: &str) -> Vec<&'static s
             continue;
         };
         let mut opts = g.reader_options();
-        opts.comparator = builtin_comparator(c.name()).expect("built in");
+        opts.comparator = c.comparator();
         let Ok(t) = TableReader::open(file, opts) else {
             continue;
         };

@@ -15,8 +15,8 @@
 
 use leveldb_table::raw::internal_key::{self, ValueType};
 
+use crate::chrome::Decoding;
 use crate::common;
-use crate::decoding::Decoding;
 use crate::output::OutFormat;
 
 /// One entry to print.

@@ -5,13 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::idb::format::IDB_COMPARATOR_NAME;
 use leveldb_table::raw::internal_key;
 use leveldb_table::table::salvage::Salvaged;
 use leveldb_table::Comparator;
+use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, LinesFormat as Format, EXIT_FAIL, EXIT_OK};
-use crate::decoding::Decoding;
 use crate::output::RowsOut;
 use crate::rows::{Entry, RowWriter};
 
@@ -108,7 +108,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         ucmp,
     };
     // The table's order says what its keys are: IndexedDB's are decoded.
-    let dec = Decoding::for_table(&a.file, range.ucmp.name() == IDB_COMPARATOR_NAME);
+    let dec = Decoding::for_table(&a.file, range.ucmp.name() == IDB_COMPARATOR_NAME)?;
     let rows = RowWriter {
         format: a.format,
         hex: a.hex,

@@ -20,7 +20,7 @@ pub fn open_table(path: &Path, g: &Global) -> Result<TableReader<File>, Failure>
 /// database (CURRENT, LOCK, a MANIFEST, a log): one line saying what it is and which
 /// command reads it.
 pub fn not_a_table(path: &Path) -> Option<String> {
-    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+    if let Some(msg) = crate::chrome::not_leveldb(path) {
         return Some(msg);
     }
     let kind = filekind::of_path(path);

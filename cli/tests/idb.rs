@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use leveldb_table::idb::{IdbComparator, IdbKey};
 use leveldb_table::Comparator;
 use serde_json::Value;
+use sst_chrome::idb::{IdbComparator, IdbKey};
 
 mod common;
 

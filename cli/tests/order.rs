@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use leveldb_table::idb::{IdbComparator, IdbKey};
 use leveldb_table::{Comparator, Options, TableBuilder};
+use sst_chrome::idb::{IdbComparator, IdbKey};
 
 mod common;
 

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::idb::IdbKey;
 use serde_json::Value;
+use sst_chrome::idb::IdbKey;
 
 mod common;
 

@@ -6,13 +6,13 @@
 //! the keys cut from the input settles on one kind or none.
 #![no_main]
 
-use leveldb_table::dom_storage::{
+use libfuzzer_sys::fuzz_target;
+use sst_chrome::dom_storage::{
     decode_local_storage, decode_session_storage, detect, LocalStorageEntry, SessionStorageEntry,
     StorageText,
 };
-use leveldb_table::idb::identify_sqlite;
-use leveldb_table::v8value::JsStr;
-use libfuzzer_sys::fuzz_target;
+use sst_chrome::idb::identify_sqlite;
+use sst_chrome::v8value::JsStr;
 
 fn inside(part: &[u8], whole: &[u8]) -> bool {
     let (p, w) = (part.as_ptr() as usize, whole.as_ptr() as usize);

@@ -8,11 +8,11 @@
 
 use std::cmp::Ordering;
 
-use leveldb_table::idb::{
-    decode_exists_value, decode_key, decode_record_value, is_well_formed, IdbComparator, KeyBody,
-};
 use leveldb_table::Comparator;
 use libfuzzer_sys::fuzz_target;
+use sst_chrome::idb::{
+    decode_exists_value, decode_key, decode_record_value, is_well_formed, IdbComparator, KeyBody,
+};
 
 fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(3, |&b| b == 0xfd);

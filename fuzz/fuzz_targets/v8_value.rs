@@ -11,12 +11,12 @@
 
 use std::borrow::Cow;
 
-use leveldb_table::idb::{decode_external_objects, decode_record_value, unwrap_value, Unwrapped};
-use leveldb_table::v8value::{
+use libfuzzer_sys::fuzz_target;
+use sst_chrome::idb::{decode_external_objects, decode_record_value, unwrap_value, Unwrapped};
+use sst_chrome::v8value::{
     bigint_to_decimal, decode, decode_v8, js_number_to_string, regexp_flags, Decoded, HostField,
     HostObject, JsStr, Object, PropertyKey, Value,
 };
-use libfuzzer_sys::fuzz_target;
 
 /// Chrome 156's envelope: Blink 21 (trailer offset 0), V8 16.
 const ENV: &[u8] = b"\xff\x15\xfe\0\0\0\0\0\0\0\0\0\0\0\0\xff\x10";

@@ -10,17 +10,18 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::chrome::{idb_blob_list, idb_value, session_maps, IdbValue};
 use leveldb_table::db::Db;
-use leveldb_table::dom_storage::{
-    decode_local_storage, decode_session_storage, LocalStorageEntry, SessionStorageEntry,
-    StorageText,
-};
-use leveldb_table::idb::{decode_key, Catalog, DecodedKey, KeyBody};
-use leveldb_table::v8value::{decode, HostObject, Object};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use sst_chrome::dom_storage::{
+    decode_local_storage, decode_session_storage, session_maps, LocalStorageEntry,
+    SessionStorageEntry, StorageText,
+};
+use sst_chrome::idb::{
+    decode_key, idb_blob_list, idb_value, Catalog, DecodedKey, IdbValue, KeyBody,
+};
+use sst_chrome::v8value::{decode, HostObject, Object};
 
 use crate::scan::{next_converted, Batches};
 use crate::v8py::{self, classes, BlobCtx};
@@ -94,7 +95,7 @@ struct Prepared<'b> {
     key: &'b [u8],
     value: &'b [u8],
     decoded: DecodedKey,
-    found: Result<IdbValue<'b>, String>,
+    found: sst_chrome::Result<IdbValue<'b>>,
 }
 
 impl IdbIter {
@@ -129,7 +130,7 @@ impl IdbIter {
                 return None;
             }
         }
-        let found = idb_value(db, ctx.blob_dir.as_deref(), key, value);
+        let found = idb_value(Some(db), ctx.blob_dir.as_deref(), key, value);
         Some(Prepared {
             key,
             value,
@@ -154,11 +155,11 @@ impl IdbIter {
         };
         let (mut data, mut error, mut version) = (py.None().into_bound(py), None, 0i64);
         match rec.found {
-            Err(e) => error = Some(e),
+            Err(e) => error = Some(e.to_string()),
             Ok(v) => {
                 version = v.version;
                 match v.decode() {
-                    Err(e) => error = Some(e),
+                    Err(e) => error = Some(e.to_string()),
                     Ok(decoded) => {
                         let needs_list = decoded.objects.iter().any(|o| {
                             matches!(
@@ -249,17 +250,20 @@ pub struct StorageIter {
 
 impl StorageIter {
     /// Items of `db` (as `area`) read by `batches`.
-    pub fn new(db: &Db, area: Area, batches: Batches) -> Self {
+    ///
+    /// # Errors
+    /// sessionStorage's maps cannot be read.
+    pub fn new(db: &Db, area: Area, batches: Batches) -> sst_chrome::Result<Self> {
         let maps = match area {
-            Area::Session => session_maps(db),
+            Area::Session => session_maps(db)?,
             Area::Local => BTreeMap::new(),
         };
-        StorageIter {
+        Ok(StorageIter {
             area,
             maps,
             batches,
             ready: VecDeque::new(),
-        }
+        })
     }
 
     /// The record (`key`, `value`) as a `StorageItem`, or `None` when it is not an item.

@@ -127,6 +127,54 @@ impl<T> IntoPy<T> for leveldb_table::Result<T> {
     }
 }
 
+impl<T> IntoPy<T> for sst_chrome::Result<T> {
+    fn py_err(self, py: Python<'_>, file: Option<&str>) -> PyResult<T> {
+        self.map_err(|e| chrome_to_py(py, e, file))
+    }
+}
+
+/// `LevelDBError(message)` of kind `NotADatabase`: a path opened as a database that is
+/// something else (`message` says what).
+pub fn not_a_database(py: Python<'_>, message: String) -> PyErr {
+    let made = classes(py).and_then(|c| {
+        let exc = c.base.bind(py).call1((message.clone(),))?;
+        exc.setattr("kind", "NotADatabase")?;
+        exc.setattr("file", py.None())?;
+        exc.setattr("offset", py.None())?;
+        exc.setattr("block", py.None())?;
+        Ok(PyErr::from_value(exc))
+    });
+    made.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{message} (and {import})")))
+}
+
+/// An error of Chrome's storage as a Python exception: the database's own as [`to_py`]
+/// makes it; the others (a value, a blob file) as `LevelDBError` with their message.
+pub fn chrome_to_py(py: Python<'_>, e: sst_chrome::Error, file: Option<&str>) -> PyErr {
+    match e {
+        sst_chrome::Error::Db(e) => to_py(py, e, file),
+        e => {
+            let made = classes(py).and_then(|c| {
+                let exc = c.base.bind(py).call1((e.to_string(),))?;
+                exc.setattr("kind", chrome_kind(&e))?;
+                exc.setattr("file", file)?;
+                exc.setattr("offset", py.None())?;
+                exc.setattr("block", py.None())?;
+                Ok(PyErr::from_value(exc))
+            });
+            made.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{e} (and {import})")))
+        }
+    }
+}
+
+/// The variant's name of an error of Chrome's storage (`BlobFile`, `Value`...).
+fn chrome_kind(e: &sst_chrome::Error) -> String {
+    format!("{e:?}")
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// `{"kind", "message", "offset", "block"}` of an error that is reported, not raised
 /// (a problem `Table.verify()` found).
 pub fn describe<'py>(py: Python<'py>, e: &Error) -> PyResult<Bound<'py, pyo3::types::PyDict>> {

@@ -6,7 +6,6 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::builtin_comparator;
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
@@ -58,7 +57,7 @@ impl PyTable {
             }
         });
         if let Some(name) = comparator {
-            opts.comparator = builtin_comparator(name).ok_or_else(|| {
+            opts.comparator = comparator_named(name).ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "unknown comparator {name:?} (known: leveldb.BytewiseComparator, idb_cmp1)"
                 ))
@@ -300,5 +299,16 @@ impl Source for TableSource {
 
     fn file(&self) -> Option<&str> {
         Some(&self.path)
+    }
+}
+
+/// The order named `name` (as a MANIFEST records it): bytewise or Chrome's `idb_cmp1`.
+fn comparator_named(name: &str) -> Option<Arc<dyn Comparator>> {
+    if name == leveldb_table::BytewiseComparator.name() {
+        Some(Arc::new(leveldb_table::BytewiseComparator))
+    } else if name == sst_chrome::idb::format::IDB_COMPARATOR_NAME {
+        Some(Arc::new(sst_chrome::idb::IdbComparator))
+    } else {
+        None
     }
 }

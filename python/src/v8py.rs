@@ -11,14 +11,14 @@
 
 use std::path::Path;
 
-use leveldb_table::idb::{blob_file_path, ExternalKind, ExternalObject, IdbKey};
-use leveldb_table::v8value::{
-    bigint_to_decimal, regexp_flags, write_js_number, Decoded, FileInfo, HostField, HostObject,
-    JsStr, Object, PropertyKey, Value,
-};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use sst_chrome::idb::{blob_file_path, ExternalKind, ExternalObject, IdbKey};
+use sst_chrome::v8value::{
+    bigint_to_decimal, regexp_flags, write_js_number, Decoded, FileInfo, HostField, HostObject,
+    JsStr, Object, PropertyKey, Value,
+};
 
 /// The classes and helpers of `leveldb_table.chrome`, imported once.
 pub struct Classes {

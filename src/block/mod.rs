@@ -122,6 +122,17 @@ impl Block {
             });
         }
         let restarts = size - (1 + num_restarts as usize) * 4;
+        // Every writer's block has a restart point at its first entry (an empty one too:
+        // restart 0, count 1). Entry bytes that no restart point reaches cannot be read;
+        // LevelDB reads such a block as empty, which would drop its entries without a word.
+        // (Only the bare 4-byte count reads as an empty block, as in LevelDB's tests.)
+        if num_restarts == 0 && restarts > 0 {
+            return Err(Error::BadBlockContents {
+                kind,
+                handle,
+                reason: "no restart point for the block's entries",
+            });
+        }
         Ok(Block {
             data,
             restarts,

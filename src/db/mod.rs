@@ -9,20 +9,20 @@
 //! `version` (the live tables from the MANIFEST), `damage` and `salvage_table` (a table read
 //! past its damaged blocks) -> `memtable`, `cursor`, `merging` (the merged, snapshot-aware
 //! view; `reverse_view`, the same read backward) -> `reader` ([`Db`], the read-only
-//! database), `records` (every record of every file, for forensics) and `chrome` (Chrome's
-//! IndexedDB names and values, sessionStorage maps, read through a `Db`). For writers:
+//! database; an application's order reaches it through [`DbOptions::comparators`]) and
+//! `records` (every record of every file, for forensics). For writers:
 //! `lock` (the directory's LOCK, as LevelDB holds it), `compaction` and `bulk`.
 //!
-//! Public: [`Db`] and its options, [`records`], [`chrome`], and two groups of re-exports,
+//! Public: [`Db`] and its options, [`records`], and two groups of re-exports,
 //! [`files`] and [`engine`]; the files above are private.
 
 mod bulk;
-pub mod chrome;
 mod compaction;
 mod cursor;
 mod damage;
 mod extsort;
 mod filename;
+mod folder;
 mod format;
 mod lock;
 mod log_physical;
@@ -34,12 +34,13 @@ mod reader;
 mod records;
 mod reverse_view;
 mod salvage_table;
+pub mod verify;
 mod version;
 mod version_edit;
 mod write_batch;
 
 pub use damage::{Damage, DamageLog};
-pub use reader::{builtin_comparator, Db, DbOptions, OrderSource};
+pub use reader::{Db, DbOptions, KeyTest, KnownOrder, OrderSource};
 pub use records::{records, DbRecord, Location, RecordStatus};
 
 /// The directory's files, one format each: log records (LevelDB's `log_format.h`) and the

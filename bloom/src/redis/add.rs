@@ -24,12 +24,42 @@ impl RedisBloomFilter {
     /// [`Durability::Replicas`], their replicas) acknowledged every write.
     ///
     /// # Errors
-    /// [`Error::Redis`] naming the failed command, once retries ran out;
-    /// [`Error::NotReplicated`] when replicas fell short in the replicas mode. Adds are
-    /// idempotent: after an error the same batch can be sent again.
+    /// [`Error::AddStopped`], saying how many of the batch's keys were acknowledged before
+    /// it stopped, with the cause as its source: [`Error::Redis`] naming the failed command
+    /// once retries ran out, or [`Error::NotReplicated`] when replicas fell short in the
+    /// replicas mode. Adds are idempotent: after an error the same batch can be sent again.
     pub fn add(&mut self, keys: &[&[u8]]) -> Result<RedisAddSummary> {
         let mut seen = HashSet::with_capacity(keys.len());
         let mut todo: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
+        let mut writing = Vec::new();
+        match self.add_distinct(&mut todo, &mut writing) {
+            Ok(added) => Ok(RedisAddSummary {
+                keys: keys.len() as u64,
+                added,
+                present: keys.len() as u64 - added,
+                layers: self.layers,
+            }),
+            Err(e) => {
+                // Acknowledged: every key no longer waiting and not in the step that failed.
+                let pending: HashSet<&[u8]> = todo.iter().chain(&writing).copied().collect();
+                let acknowledged = keys.iter().filter(|k| !pending.contains(*k)).count();
+                Err(Error::AddStopped {
+                    acknowledged: acknowledged as u64,
+                    keys: keys.len() as u64,
+                    source: Box::new(e),
+                })
+            }
+        }
+    }
+
+    /// Adds the distinct keys `todo`, taking them out as they are acknowledged; the keys
+    /// being written are in `writing` until they are. Returns how many were added.
+    fn add_distinct<'k>(
+        &mut self,
+        todo: &mut Vec<&'k [u8]>,
+        writing: &mut Vec<&'k [u8]>,
+    ) -> Result<u64> {
+        let total = todo.len() as u64;
         // Every key left in `todo` was probed in the layers below `probed`; the newest layer
         // is probed by the write itself (BITFIELD SET returns the old bits: a key whose bits
         // were all set was there, and nothing changed).
@@ -40,7 +70,7 @@ impl RedisBloomFilter {
         let mut passes = 0u64;
         while !todo.is_empty() {
             passes += 1;
-            if passes > keys.len() as u64 + u64::from(MAX_LAYERS) + 1 {
+            if passes > total + u64::from(MAX_LAYERS) + 1 {
                 return Err(Error::Redis {
                     command: "EVAL reserve".into(),
                     node: None,
@@ -50,7 +80,7 @@ impl RedisBloomFilter {
             let top = self.layers - 1;
             if probed < top {
                 // A key in an older layer is present: it is not added again.
-                self.probe(&todo, probed..top, &mut found)?;
+                self.probe(todo, probed..top, &mut found)?;
                 let mut answers = found.iter();
                 todo.retain(|_| answers.next() != Some(&true));
                 probed = top;
@@ -64,8 +94,12 @@ impl RedisBloomFilter {
                 continue;
             }
             let n = (grant as usize).min(todo.len());
-            let batch: Vec<&[u8]> = todo.drain(..n).collect();
-            let (flipped, new) = self.set_bits(&batch, top)?;
+            writing.clear();
+            writing.extend(todo.drain(..n));
+            let (flipped, new) = self.set_bits(writing, top)?;
+            let n = writing.len();
+            // Written (and in the replicas mode replicated): acknowledged.
+            writing.clear();
             added += new;
             // Give back the room of keys that were already in the layer; count the bits set.
             let meta = self.meta.clone();
@@ -82,12 +116,7 @@ impl RedisBloomFilter {
             self.pipe
                 .run(&mut self.topo, &mut many, "HINCRBY", self.opts.retry_for)?;
         }
-        Ok(RedisAddSummary {
-            keys: keys.len() as u64,
-            added,
-            present: keys.len() as u64 - added,
-            layers: self.layers,
-        })
+        Ok(added)
     }
 
     /// Asks the reserve script for room for `want` keys in layer `top`: (layers, granted).
@@ -213,10 +242,11 @@ impl RedisBloomFilter {
             if self.topo.nodes[node].generation != generation {
                 return Ok(Some(format!("the connection to {addr} was replaced")));
             }
+            // The server holds WAIT for up to its timeout: that is not silence.
             let reply = self
                 .topo
                 .send(node, &cmd)
-                .and_then(|()| self.topo.recv(node));
+                .and_then(|()| self.topo.recv_within(node, timeout));
             match reply {
                 Ok(Value::Int(n)) if n >= i64::from(count) => {}
                 Ok(Value::Int(n)) => {

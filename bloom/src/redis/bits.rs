@@ -6,7 +6,7 @@ use redis::Value;
 
 use super::encode::{array, bulk, bulk_u64};
 use super::pipe::Batch;
-use super::topology::key_slot;
+use super::slots::key_slot;
 use crate::hash::{layer_seed, KeyHash};
 
 use crate::scalable::LayerGeometry;
@@ -42,6 +42,7 @@ pub(super) fn bitmap_key(name: &str, layer: u32, bitmap: u64) -> String {
 }
 
 /// A layer with its bitmaps' names and slots.
+#[derive(Clone)]
 pub(super) struct LayerKeys {
     pub layer: RedisLayer,
     seed: u64,

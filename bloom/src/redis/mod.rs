@@ -44,6 +44,7 @@ mod encode;
 mod meta;
 mod pipe;
 mod servers;
+mod slots;
 mod topology;
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -88,6 +89,27 @@ pub struct RedisBloomFilter {
     layers: u32,
     opts: RedisOptions,
     cache: Vec<LayerKeys>,
+}
+
+impl Clone for RedisBloomFilter {
+    /// Another handle on the same filter, with the same parameters, options and cluster
+    /// map, and connections of its own (opened when first needed): no round trip, so a hung
+    /// or dead node this handle already knows of is not asked again. Its
+    /// [`stats`](Self::stats) start at zero.
+    fn clone(&self) -> Self {
+        RedisBloomFilter {
+            topo: self.topo.clone(),
+            pipe: Pipe::default(),
+            name: self.name.clone(),
+            meta: self.meta.clone(),
+            params: self.params,
+            seed: self.seed,
+            bitmap_max: self.bitmap_max,
+            layers: self.layers,
+            opts: self.opts.clone(),
+            cache: self.cache.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for RedisBloomFilter {

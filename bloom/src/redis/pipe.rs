@@ -7,9 +7,11 @@
 //!            -> read the replies of window w-1 from every node
 //! reply      MOVED slot host:port   the slot map learns it; resent (and the map reread)
 //!            ASK slot host:port     resent there once, after ASKING
-//!            TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING, READONLY, a lost connection:
+//!            TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING, READONLY, a lost connection,
+//!            a node silent for the I/O timeout or whose slots another node took over:
 //!                                   resent after a pause (10 ms, doubling to 500 ms)
 //!                                   with the slot map reread
+//!            MOVED or ASK from one server (not a cluster): the step fails at once
 //!            any other error        the step fails at once, naming the command and node
 //! ```
 //!
@@ -97,6 +99,20 @@ impl Pipe {
         retry_for: Duration,
     ) -> Result<()> {
         let start = Instant::now();
+        topo.deadline = Some(start + retry_for);
+        let r = self.run_until(topo, batch, what, start, retry_for);
+        topo.deadline = None;
+        r
+    }
+
+    fn run_until(
+        &mut self,
+        topo: &mut Topology,
+        batch: &mut dyn Batch,
+        what: &str,
+        start: Instant,
+        retry_for: Duration,
+    ) -> Result<()> {
         let mut pause = FIRST_PAUSE;
         self.todo.clear();
         self.todo.extend((0..batch.len()).map(|i| Todo {
@@ -285,6 +301,16 @@ impl Pipe {
                 };
                 let target = e.details().and_then(|d| d.split(' ').nth(1));
                 match e.code() {
+                    // One server that is a cluster node: every retry would be refused too.
+                    "MOVED" | "ASK" if !topo.cluster => {
+                        return Err(Error::ClusterNode {
+                            node: topo.nodes[node].addr.clone(),
+                            evidence: format!(
+                                "it answered {}",
+                                server_error_text(e.code(), e.details())
+                            ),
+                        })
+                    }
                     "MOVED" => {
                         let slot = e.details().and_then(|d| d.split(' ').next());
                         let slot = slot.and_then(|s| s.parse::<u16>().ok());

@@ -90,16 +90,26 @@ pub enum Durability {
 pub struct RedisOptions {
     /// When an add is reported done (default [`Durability::Primary`]).
     pub durability: Durability,
-    /// How long a batch keeps retrying through a failover, a resharding or a lost connection
-    /// (`MOVED`/`ASK` are followed at once; `CLUSTERDOWN`, `TRYAGAIN`, `LOADING`, refused
-    /// connections are retried with growing pauses, the topology read again each time) before
-    /// the error reaches the caller. Default 30 s.
+    /// The retry budget: how long one step of a batch (a check's reads, an add's writes)
+    /// keeps retrying through a failover, a resharding or a lost connection (`MOVED`/`ASK`
+    /// are followed at once; `CLUSTERDOWN`, `TRYAGAIN`, `LOADING`, refused or lost
+    /// connections, a node silent for `io_timeout` are retried with growing pauses, the slot
+    /// map read again each time) before the error reaches the caller. A wait for a reply
+    /// ends when it runs out, so a step returns within about this long. Default 60 s: a
+    /// failover with Redis's default `cluster-node-timeout` of 15 s took 19-23 s here
+    /// (docs/bloom.md), and an election that fails is tried again after twice the node
+    /// timeout.
     pub retry_for: Duration,
     /// Largest bitmap of a new filter, in bits (a multiple of 8, at least 64; default 2^20).
     /// Smaller bitmaps spread a small filter over more cluster slots. Stored with the filter:
     /// opening an existing one uses its stored value.
     pub bitmap_bits: u64,
-    /// Longest a connection waits for one reply or to send (default 30 s).
+    /// The I/O timeout: the longest a connection may stay silent (no byte of a reply, or a
+    /// command the socket does not take) before the node is given up and the commands
+    /// resent; also the connect timeout (default 10 s). On a cluster a silent master is
+    /// given up sooner, as soon as the other nodes name another master for its slots (the
+    /// map is read from them every 0.5 s of silence), so riding a failover does not need a
+    /// short timeout.
     pub io_timeout: Duration,
 }
 
@@ -107,9 +117,9 @@ impl Default for RedisOptions {
     fn default() -> Self {
         RedisOptions {
             durability: Durability::Primary,
-            retry_for: Duration::from_secs(30),
+            retry_for: Duration::from_secs(60),
             bitmap_bits: REDIS_BITMAP_MAX_BITS,
-            io_timeout: Duration::from_secs(30),
+            io_timeout: Duration::from_secs(10),
         }
     }
 }

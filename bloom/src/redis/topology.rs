@@ -1,38 +1,38 @@
 //! Which server holds which key: one server (every slot is node 0), or a Redis Cluster's
 //! slot map read with `CLUSTER SLOTS` and read again after `MOVED`, a failover or a lost
-//! connection. One connection ([`Conn`]) per master, opened when first needed.
+//! connection. One connection ([`Conn`]) per master, opened when first needed, and one
+//! more, the control connection, only for `CLUSTER SLOTS`.
 //!
 //! ```text
-//! slot(key) = CRC16-XMODEM(tag or key) mod 16384, tag = the bytes between the first '{'
-//!             and the next '}' when that is not empty (Redis Cluster's hash tags)
 //! slots[s]  = index into nodes of the master serving slot s (NO_NODE: unknown)
+//! waiting   for a reply (or for the socket to take a command), every poll interval (0.5 s)
+//!           of silence: past the I/O timeout, or the step's retry budget -> give up;
+//!           on a cluster, read the map from the other nodes; if they name another master
+//!           for every slot of this one (a failover) -> give up at once
+//! give up   drop the connection, mark the node failed: the step resends its commands
+//!           (idempotent) where the map says, and failed nodes are asked for the map last
 //! ```
+//!
+//! So a hung master (SIGSTOP, a frozen VM) costs a step the cluster's failover time plus
+//! up to one poll interval and one `CLUSTER SLOTS`, not the I/O timeout; a dead one (refused
+//! connections) is retried until the map read from the other nodes names its replica.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo, Value};
 
-use super::conn::Conn;
+use super::conn::{server_error_text, Conn};
 use super::servers::Servers;
+use super::slots::{slot_ranges, SLOTS};
 use crate::error::{Error, Result};
 
-/// Hash slots of a Redis Cluster.
-pub(super) const SLOTS: usize = 16384;
 /// No known master for a slot.
 pub(super) const NO_NODE: u16 = u16::MAX;
-
-/// The slot of a Redis key (Redis Cluster's key-to-slot rule, hash tags included).
-pub(super) fn key_slot(key: &[u8]) -> u16 {
-    let tagged = key.iter().position(|&b| b == b'{').and_then(|open| {
-        let rest = &key[open + 1..];
-        rest.iter()
-            .position(|&b| b == b'}')
-            .filter(|&close| close > 0)
-            .map(|close| &rest[..close])
-    });
-    let hashed = tagged.unwrap_or(key);
-    crc16::State::<crc16::XMODEM>::calculate(hashed) % SLOTS as u16
-}
+/// How long a read or write waits before the cluster is looked at again (at most).
+const POLL: Duration = Duration::from_millis(500);
+/// Longest a `CLUSTER SLOTS` (or its connection) may stay silent before the next node is
+/// asked: a node that answers it in more than a second is not one to wait for.
+const CONTROL_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// One server and its connection.
 pub(super) struct Node {
@@ -44,6 +44,23 @@ pub(super) struct Node {
     /// Bumped each time the connection is replaced: writes acknowledged on an older
     /// connection are not covered by a `WAIT` on the new one.
     pub generation: u64,
+    /// When it last failed (refused, lost, silent, given up); cleared when it answers. Nodes
+    /// that failed are asked for the slot map last.
+    failed: Option<Instant>,
+}
+
+impl Clone for Node {
+    /// The same server, without a connection.
+    fn clone(&self) -> Node {
+        Node {
+            addr: self.addr.clone(),
+            host: self.host.clone(),
+            port: self.port,
+            con: None,
+            generation: 0,
+            failed: self.failed,
+        }
+    }
 }
 
 /// The servers of a filter and where each slot is.
@@ -54,6 +71,30 @@ pub(super) struct Topology {
     pub nodes: Vec<Node>,
     slots: Vec<u16>,
     io_timeout: Duration,
+    poll: Duration,
+    /// The connection `CLUSTER SLOTS` is asked on, and its node: never a data connection,
+    /// which may have replies in flight when the map is read during a wait.
+    control: Option<(usize, Conn)>,
+    /// When the running step's retry budget ends; waits end there too.
+    pub deadline: Option<Instant>,
+}
+
+impl Clone for Topology {
+    /// The same servers, slot map and failed nodes, without connections (each opened when
+    /// first needed): no round trip.
+    fn clone(&self) -> Topology {
+        Topology {
+            template: self.template.clone(),
+            seeds: self.seeds.clone(),
+            cluster: self.cluster,
+            nodes: self.nodes.clone(),
+            slots: self.slots.clone(),
+            io_timeout: self.io_timeout,
+            poll: self.poll,
+            control: None,
+            deadline: None,
+        }
+    }
 }
 
 fn redis_err(command: &str, node: Option<&str>, e: impl std::fmt::Display) -> Error {
@@ -65,7 +106,8 @@ fn redis_err(command: &str, node: Option<&str>, e: impl std::fmt::Display) -> Er
 }
 
 impl Topology {
-    /// Parses the URLs; for a cluster, reads the slot map from the first seed that answers.
+    /// Parses the URLs; for a cluster, reads the slot map from the first seed that answers;
+    /// for one server, connects and refuses a Redis Cluster node.
     pub fn new(servers: &Servers, io_timeout: Duration) -> Result<Topology> {
         let mut infos = Vec::new();
         for url in &servers.urls {
@@ -90,6 +132,9 @@ impl Topology {
             nodes: Vec::new(),
             slots: vec![NO_NODE; SLOTS],
             io_timeout,
+            poll: POLL.min(io_timeout),
+            control: None,
+            deadline: None,
         };
         if t.cluster {
             t.refresh()?;
@@ -97,10 +142,32 @@ impl Topology {
             let (host, port) = t.seeds[0].clone();
             let node = t.node_index(&host, port);
             t.slots.fill(node);
-            // Connect now, so that an unreachable server is reported by `open`.
-            t.connection(0)?;
+            // Connect now, so that an unreachable server is reported by `open`, and a
+            // cluster node given as one server at once.
+            t.refuse_cluster_node()?;
         }
         Ok(t)
+    }
+
+    /// `INFO cluster` on the one server: `cluster_enabled:1` is [`Error::ClusterNode`]
+    /// (its keys would be refused with `MOVED` one slot in three). A server that does not
+    /// know `INFO` (a proxy) is taken as it is.
+    fn refuse_cluster_node(&mut self) -> Result<()> {
+        let mut cmd = Vec::new();
+        super::encode::command(&mut cmd, &[b"INFO", b"cluster"]);
+        self.send(0, &cmd)?;
+        if let Value::BulkString(info) = self.recv(0)? {
+            if info
+                .split(|&b| b == b'\n')
+                .any(|l| l.trim_ascii() == b"cluster_enabled:1")
+            {
+                return Err(Error::ClusterNode {
+                    node: self.nodes[0].addr.clone(),
+                    evidence: "INFO says cluster_enabled:1".into(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The node serving `slot`, if known.
@@ -129,6 +196,7 @@ impl Topology {
             port,
             con: None,
             generation: 0,
+            failed: None,
         });
         (self.nodes.len() - 1) as u16
     }
@@ -147,45 +215,193 @@ impl Topology {
         }
     }
 
-    /// The open connection to `node`, connecting when there is none.
+    fn addr(&self, node: usize) -> Option<&str> {
+        self.nodes.get(node).map(|n| n.addr.as_str())
+    }
+
+    fn mark_failed(&mut self, node: usize) {
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.failed = Some(Instant::now());
+        }
+    }
+
+    /// The open connection to `node`, connecting (and authenticating) when there is none.
     pub fn connection(&mut self, node: usize) -> Result<&mut Conn> {
-        let n = self
-            .nodes
-            .get_mut(node)
-            .ok_or_else(|| redis_err("connect", None, "no such node"))?;
+        let Some(n) = self.nodes.get(node) else {
+            return Err(redis_err("connect", None, "no such node"));
+        };
         if n.con.is_none() {
-            let con = Conn::open(&n.host, n.port, &self.template.redis, self.io_timeout)
-                .map_err(|e| redis_err("connect", Some(&n.addr), e))?;
+            let (host, port) = (n.host.clone(), n.port);
+            let mut timeout = self.io_timeout;
+            if let Some(d) = self.deadline {
+                timeout = timeout.min(d.saturating_duration_since(Instant::now()).max(self.poll));
+            }
+            let mut con = Conn::open(&host, port, timeout, self.poll).map_err(|e| {
+                self.mark_failed(node);
+                redis_err("connect", self.addr(node), e)
+            })?;
+            for (what, cmd) in self.setup_commands(true) {
+                self.exchange(node, &mut con, &what, &cmd)?;
+            }
+            let n = &mut self.nodes[node];
             n.generation += 1;
             n.con = Some(con);
         }
-        n.con
+        self.nodes[node]
+            .con
             .as_mut()
             .ok_or_else(|| redis_err("connect", None, "no connection"))
     }
 
+    /// `AUTH [user] password` when the URL has a password; `SELECT db` (with `select`) when
+    /// it names a database other than 0.
+    fn setup_commands(&self, select: bool) -> Vec<(String, Vec<u8>)> {
+        let info = &self.template.redis;
+        let mut out = Vec::new();
+        if let Some(password) = &info.password {
+            let mut args: Vec<&[u8]> = vec![b"AUTH"];
+            if let Some(user) = &info.username {
+                args.push(user.as_bytes());
+            }
+            args.push(password.as_bytes());
+            let mut cmd = Vec::new();
+            super::encode::command(&mut cmd, &args);
+            out.push(("AUTH".to_string(), cmd));
+        }
+        if select && info.db != 0 {
+            let db = info.db.to_string();
+            let mut cmd = Vec::new();
+            super::encode::command(&mut cmd, &[b"SELECT", db.as_bytes()]);
+            out.push((format!("SELECT {db}"), cmd));
+        }
+        out
+    }
+
+    /// Sends one command on `con` (a connection to `node` being set up) and takes its
+    /// reply, waiting as [`recv`](Self::recv) does; an error reply is an error naming `what`.
+    fn exchange(&mut self, node: usize, con: &mut Conn, what: &str, cmd: &[u8]) -> Result<()> {
+        let failed = |t: &mut Self, e: String| {
+            t.mark_failed(node);
+            redis_err(what, t.addr(node), e)
+        };
+        let (mut at, mut silent) = (0, Duration::ZERO);
+        loop {
+            match con.send_some(cmd, &mut at) {
+                Ok(true) => break,
+                Ok(false) => {
+                    silent += self.poll;
+                    self.keep_waiting(node, silent, Duration::ZERO)
+                        .map_err(|e| failed(self, e))?;
+                }
+                Err(e) => return Err(failed(self, e.to_string())),
+            }
+        }
+        silent = Duration::ZERO;
+        loop {
+            match con.recv() {
+                Ok(Some(Value::ServerError(e))) => {
+                    return Err(failed(self, server_error_text(e.code(), e.details())))
+                }
+                Ok(Some(_)) => return Ok(()),
+                Ok(None) => {
+                    silent += self.poll;
+                    self.keep_waiting(node, silent, Duration::ZERO)
+                        .map_err(|e| failed(self, e))?;
+                }
+                Err(e) => return Err(failed(self, e.to_string())),
+            }
+        }
+    }
+
+    /// Whether to go on waiting for `node`, silent for `silent`: not past the I/O timeout
+    /// (plus `extra`, for a command that waits on the server, `WAIT`) nor the step's
+    /// deadline, and, on a cluster, still serving slots in the map read again from the other
+    /// nodes (a hung master is given up once its replica took over, not after the timeout).
+    fn keep_waiting(
+        &mut self,
+        node: usize,
+        silent: Duration,
+        extra: Duration,
+    ) -> std::result::Result<(), String> {
+        if silent >= self.io_timeout + extra {
+            return Err(format!(
+                "no reply in {:.1} s (the I/O timeout)",
+                silent.as_secs_f64()
+            ));
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(format!(
+                "no reply in {:.1} s, and the retry budget ran out",
+                silent.as_secs_f64()
+            ));
+        }
+        if self.cluster && self.refresh_except(Some(node)).is_ok() && !self.serves_slots(node) {
+            return Err(format!(
+                "no reply in {:.1} s, and another node took over its slots (failover)",
+                silent.as_secs_f64()
+            ));
+        }
+        Ok(())
+    }
+
+    fn serves_slots(&self, node: usize) -> bool {
+        self.slots.iter().any(|&n| usize::from(n) == node)
+    }
+
     /// Sends packed commands to `node`; on failure the connection is dropped.
     pub fn send(&mut self, node: usize, bytes: &[u8]) -> Result<()> {
-        let sent = self
-            .connection(node)?
-            .send(bytes)
-            .map_err(|e| e.to_string());
-        sent.map_err(|e| {
-            self.drop_connection(node);
-            redis_err("send", self.nodes.get(node).map(|n| n.addr.as_str()), e)
-        })
+        let (mut at, mut silent) = (0, Duration::ZERO);
+        loop {
+            let sent = self
+                .connection(node)?
+                .send_some(bytes, &mut at)
+                .map_err(|e| e.to_string());
+            let waited = match sent {
+                Ok(true) => return Ok(()),
+                Ok(false) => {
+                    silent += self.poll;
+                    self.keep_waiting(node, silent, Duration::ZERO)
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = waited {
+                self.drop_connection(node);
+                self.mark_failed(node);
+                return Err(redis_err("send", self.addr(node), e));
+            }
+        }
     }
 
     /// Reads one reply from `node`; on failure the connection is dropped.
     pub fn recv(&mut self, node: usize) -> Result<Value> {
-        let got = match self.nodes.get_mut(node).and_then(|n| n.con.as_mut()) {
-            Some(con) => con.recv().map_err(|e| e.to_string()),
-            None => Err("connection lost".to_string()),
-        };
-        got.map_err(|e| {
-            self.drop_connection(node);
-            redis_err("read", self.nodes.get(node).map(|n| n.addr.as_str()), e)
-        })
+        self.recv_within(node, Duration::ZERO)
+    }
+
+    /// [`recv`](Self::recv) for a command the server may hold for up to `extra` (`WAIT`).
+    pub fn recv_within(&mut self, node: usize, extra: Duration) -> Result<Value> {
+        let mut silent = Duration::ZERO;
+        loop {
+            let got = match self.nodes.get_mut(node).and_then(|n| n.con.as_mut()) {
+                Some(con) => con.recv().map_err(|e| e.to_string()),
+                None => Err("connection lost".to_string()),
+            };
+            let waited = match got {
+                Ok(Some(v)) => {
+                    self.nodes[node].failed = None;
+                    return Ok(v);
+                }
+                Ok(None) => {
+                    silent += self.poll;
+                    self.keep_waiting(node, silent, extra)
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = waited {
+                self.drop_connection(node);
+                self.mark_failed(node);
+                return Err(redis_err("read", self.addr(node), e));
+            }
+        }
     }
 
     /// Forgets `node`'s connection (after an error, or with replies left unread).
@@ -195,50 +411,39 @@ impl Topology {
         }
     }
 
-    /// The masters serving at least one slot (a cluster), or the one server.
-    pub fn masters(&self) -> Vec<usize> {
-        let mut m: Vec<usize> = if self.cluster {
-            self.slots
-                .iter()
-                .filter(|&&n| n != NO_NODE)
-                .map(|&n| usize::from(n))
-                .collect()
-        } else {
-            vec![0]
-        };
-        m.sort_unstable();
-        m.dedup();
-        m
+    /// Reads the slot map again (`CLUSTER SLOTS`) until one node answers. A no-op for one
+    /// server.
+    pub fn refresh(&mut self) -> Result<()> {
+        self.refresh_except(None)
     }
 
-    /// Reads the slot map again (`CLUSTER SLOTS`), asking the known masters first and then
-    /// the seeds, until one answers. A no-op for one server.
-    pub fn refresh(&mut self) -> Result<()> {
+    /// [`refresh`](Self::refresh) without asking `skip`. The node that answered last is
+    /// asked first, then the seeds, then every node known; nodes that failed go last, the
+    /// longest ago first, so a hung node is not asked (and waited for) again while another
+    /// can answer. Asked on a connection of its own, with a short timeout.
+    fn refresh_except(&mut self, skip: Option<usize>) -> Result<()> {
         if !self.cluster {
             return Ok(());
         }
-        let mut candidates: Vec<usize> = self.masters();
+        let mut order: Vec<usize> = self.control.iter().map(|(n, _)| *n).collect();
         for (host, port) in self.seeds.clone() {
-            candidates.push(usize::from(self.node_index(&host, port)));
+            order.push(usize::from(self.node_index(&host, port)));
         }
-        for i in 0..self.nodes.len() {
-            candidates.push(i);
-        }
+        order.extend(0..self.nodes.len());
+        let mut seen = vec![false; self.nodes.len()];
+        order.retain(|&n| Some(n) != skip && !std::mem::replace(&mut seen[n], true));
+        // Stable: the order above among nodes that did not fail.
+        order.sort_by_key(|&n| self.nodes[n].failed);
         let mut last = String::from("no node to ask");
-        let mut tried = Vec::new();
-        for node in candidates {
-            if tried.contains(&node) {
-                continue;
-            }
-            tried.push(node);
-            let reply = self.connection(node).and_then(|con| {
-                con.query(redis::cmd("CLUSTER").arg("SLOTS"))
-                    .map_err(|e| redis_err("CLUSTER SLOTS", None, e))
-            });
-            match reply.and_then(|v| self.apply_slots(node, &v)) {
-                Ok(()) => return Ok(()),
+        for node in order {
+            match self.ask_slots(node) {
+                Ok(()) => {
+                    self.nodes[node].failed = None;
+                    return Ok(());
+                }
                 Err(e) => {
-                    self.drop_connection(node);
+                    self.control = None;
+                    self.mark_failed(node);
                     last = format!("{}: {e}", self.nodes[node].addr);
                 }
             }
@@ -246,60 +451,39 @@ impl Topology {
         Err(redis_err("CLUSTER SLOTS", None, last))
     }
 
+    /// `CLUSTER SLOTS` on `node` through the control connection (opened when it is on
+    /// another node), and the map rebuilt from the reply.
+    fn ask_slots(&mut self, node: usize) -> std::result::Result<(), String> {
+        let limit = CONTROL_TIMEOUT.min(self.io_timeout);
+        let mut con = match self.control.take() {
+            Some((n, con)) if n == node => con,
+            _ => {
+                let n = &self.nodes[node];
+                let mut con = Conn::open(&n.host, n.port, limit, self.poll)?;
+                for (what, cmd) in self.setup_commands(false) {
+                    con.query(&cmd, limit).map_err(|e| format!("{what}: {e}"))?;
+                }
+                con
+            }
+        };
+        let mut cmd = Vec::new();
+        super::encode::command(&mut cmd, &[b"CLUSTER", b"SLOTS"]);
+        let reply = con.query(&cmd, limit)?;
+        self.apply_slots(node, &reply).map_err(|e| e.to_string())?;
+        self.control = Some((node, con));
+        Ok(())
+    }
     /// Rebuilds the slot map from a `CLUSTER SLOTS` reply given by `from`.
     fn apply_slots(&mut self, from: usize, v: &Value) -> Result<()> {
-        let bad = |what: &str| redis_err("CLUSTER SLOTS", None, what);
-        let Value::Array(ranges) = v else {
-            return Err(bad("the reply is not an array"));
-        };
+        let ranges = slot_ranges(v).map_err(|e| redis_err("CLUSTER SLOTS", None, e))?;
         let mut slots = vec![NO_NODE; SLOTS];
-        for range in ranges {
-            let Value::Array(fields) = range else {
-                return Err(bad("a slot range is not an array"));
-            };
-            let (Some(Value::Int(start)), Some(Value::Int(end)), Some(Value::Array(master))) =
-                (fields.first(), fields.get(1), fields.get(2))
-            else {
-                return Err(bad("a slot range without start, end and master"));
-            };
-            let host = match master.first() {
-                Some(Value::BulkString(h)) if !h.is_empty() => {
-                    String::from_utf8_lossy(h).into_owned()
-                }
-                // An empty host means "the node you asked".
-                _ => self.nodes[from].host.clone(),
-            };
-            let Some(Value::Int(port)) = master.get(1) else {
-                return Err(bad("a master without a port"));
-            };
-            let port = u16::try_from(*port).map_err(|_| bad("a port out of range"))?;
-            let (start, end) = (*start, *end);
-            if !(0 <= start && start <= end && end < SLOTS as i64) {
-                return Err(bad("a slot range out of 0..16384"));
-            }
-            let node = self.node_index(&host, port);
-            slots[start as usize..=end as usize].fill(node);
-        }
-        if slots.iter().all(|&n| n == NO_NODE) {
-            return Err(bad("no slot is served"));
+        for r in ranges {
+            // An empty host means "the node you asked".
+            let host = r.host.unwrap_or_else(|| self.nodes[from].host.clone());
+            let node = self.node_index(&host, r.port);
+            slots[usize::from(r.start)..=usize::from(r.end)].fill(node);
         }
         self.slots = slots;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::key_slot;
-
-    #[test]
-    fn slots_follow_redis_cluster() {
-        // Values from the Redis Cluster specification and `CLUSTER KEYSLOT`.
-        assert_eq!(key_slot(b"123456789"), 0x31c3);
-        assert_eq!(key_slot(b"foo"), 12182);
-        assert_eq!(key_slot(b"{user1000}.following"), key_slot(b"user1000"));
-        assert_eq!(key_slot(b"foo{}{bar}"), key_slot(b"foo{}{bar}"));
-        assert_ne!(key_slot(b"foo{}{bar}"), key_slot(b"bar"));
-        assert_eq!(key_slot(b"foo{{bar}}zap"), key_slot(b"{bar"));
     }
 }

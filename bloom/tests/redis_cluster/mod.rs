@@ -23,11 +23,15 @@ pub struct Node {
     pub port: u16,
     child: Option<Child>,
     dir: tempfile::TempDir,
+    node_timeout_ms: u64,
 }
 
 /// A running cluster.
 pub struct RedisCluster {
     pub nodes: Vec<Node>,
+    /// Its `cluster-node-timeout`: how long a node may be unreachable before it is failed
+    /// (and its replica promoted, a second or two later).
+    pub node_timeout_ms: u64,
 }
 
 /// A port whose cluster-bus port (+10000) is free too.
@@ -86,7 +90,7 @@ impl Node {
             ])
             .args([
                 "--cluster-node-timeout",
-                "1000",
+                &self.node_timeout_ms.to_string(),
                 "--save",
                 "",
                 "--appendonly",
@@ -134,14 +138,24 @@ impl Node {
 }
 
 impl RedisCluster {
-    /// Starts 6 nodes and creates the cluster (3 masters, 1 replica each).
+    /// Starts 6 nodes and creates the cluster (3 masters, 1 replica each), with a
+    /// `cluster-node-timeout` of 1 s.
     pub fn start() -> RedisCluster {
-        let mut c = RedisCluster { nodes: Vec::new() };
+        Self::start_with_node_timeout(1000)
+    }
+
+    /// [`start`](Self::start) with a `cluster-node-timeout` of `node_timeout_ms`.
+    pub fn start_with_node_timeout(node_timeout_ms: u64) -> RedisCluster {
+        let mut c = RedisCluster {
+            nodes: Vec::new(),
+            node_timeout_ms,
+        };
         for _ in 0..6 {
             let mut n = Node {
                 port: 0,
                 child: None,
                 dir: tempfile::tempdir().expect("temporary directory for redis"),
+                node_timeout_ms,
             };
             // A port found free may be taken before redis binds it: try a few.
             let started = (0..5).any(|_| {
@@ -281,6 +295,74 @@ impl RedisCluster {
                 let _ = c.wait();
             }
         }
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`) to the node at `port` with kill(1).
+    fn signal(&self, port: u16, signal: &str) {
+        let pid = self
+            .nodes
+            .iter()
+            .find(|n| n.port == port)
+            .and_then(|n| n.child.as_ref())
+            .map(|c| c.id())
+            .unwrap_or_else(|| panic!("no running node on port {port}"));
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
+    /// SIGSTOPs the node at `port`: it keeps its sockets (connections are accepted by the
+    /// kernel) but answers nothing, a hung server.
+    pub fn pause(&self, port: u16) {
+        self.signal(port, "STOP");
+    }
+
+    /// SIGCONTs a node [`pause`](Self::pause)d.
+    pub fn resume(&self, port: u16) {
+        self.signal(port, "CONT");
+    }
+
+    /// The port of the master serving `slot`, as the node at `ask` sees it.
+    pub fn master_of_slot(&self, ask: u16, slot: u16) -> Option<u16> {
+        let nodes = cli_text(ask, &["CLUSTER", "NODES"]);
+        nodes.lines().find_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let master = f.get(2).is_some_and(|flags| flags.contains("master"));
+            let serves = f.iter().skip(8).any(|r| match r.split_once('-') {
+                Some((a, b)) => {
+                    a.parse::<u16>().is_ok_and(|a| a <= slot)
+                        && b.parse::<u16>().is_ok_and(|b| slot <= b)
+                }
+                None => r.parse::<u16>() == Ok(slot),
+            });
+            let port = f.get(1)?.split(['@', ':']).nth(1)?.parse().ok()?;
+            (master && serves).then_some(port)
+        })
+    }
+
+    /// Waits until every replica of the master at `port` has all of its writes (their
+    /// offsets in its `INFO replication` equal its own).
+    pub fn wait_replicated(&self, master: u16) {
+        wait_for(&format!("the replicas of {master} to catch up"), || {
+            let info = cli_text(master, &["INFO", "replication"]);
+            let own = info
+                .lines()
+                .find_map(|l| l.strip_prefix("master_repl_offset:"))
+                .map(|v| v.trim().to_string());
+            let replicas: Vec<&str> = info
+                .lines()
+                .filter(|l| l.starts_with("slave") && l.contains("offset="))
+                .collect();
+            !replicas.is_empty()
+                && replicas.iter().all(|l| {
+                    l.split(',')
+                        .find_map(|f| f.strip_prefix("offset="))
+                        .map(str::trim)
+                        == own.as_deref()
+                })
+        });
     }
 
     /// Starts the node at `port` again in its directory (its nodes.conf makes it rejoin).

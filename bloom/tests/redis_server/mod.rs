@@ -40,6 +40,17 @@ fn inline(port: u16, command: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&buf[..n]).trim_end().to_string())
 }
 
+/// The output of `redis-cli -p PORT args...` (Debian package redis-tools).
+pub fn redis_cli(port: u16, args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run redis-cli (Debian package redis-tools; scripts/setup.sh installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 impl RedisServer {
     /// A server without persistence.
     pub fn start() -> RedisServer {
@@ -136,6 +147,42 @@ impl RedisServer {
             let _ = c.wait();
             panic!("redis-server on port {} ignored SHUTDOWN", self.port);
         }
+    }
+
+    /// A new server replicating this one, its link up (full sync done).
+    pub fn start_replica(&self) -> RedisServer {
+        let replica = RedisServer::start();
+        // No 5 s wait for more replicas before a diskless full sync.
+        redis_cli(
+            self.port,
+            &["CONFIG", "SET", "repl-diskless-sync-delay", "0"],
+        );
+        let ok = redis_cli(
+            replica.port,
+            &["REPLICAOF", "127.0.0.1", &self.port.to_string()],
+        );
+        assert!(ok.contains("OK"), "REPLICAOF: {ok}");
+        for _ in 0..TRIES {
+            if redis_cli(replica.port, &["INFO", "replication"]).contains("master_link_status:up") {
+                return replica;
+            }
+            std::thread::sleep(POLL);
+        }
+        panic!("the replica on port {} never synced", replica.port);
+    }
+
+    /// Makes this server (a replica) a master of its own, and waits until `master` sees
+    /// no replica left.
+    pub fn detach_from(&self, master: &RedisServer) {
+        let ok = redis_cli(self.port, &["REPLICAOF", "NO", "ONE"]);
+        assert!(ok.contains("OK"), "REPLICAOF NO ONE: {ok}");
+        for _ in 0..TRIES {
+            if redis_cli(master.port, &["INFO", "replication"]).contains("connected_slaves:0") {
+                return;
+            }
+            std::thread::sleep(POLL);
+        }
+        panic!("the master on port {} still has a replica", master.port);
     }
 
     /// Starts the server again on the same port and directory (reloading its data).

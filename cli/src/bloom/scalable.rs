@@ -3,6 +3,7 @@
 //! (`--file PATH`), fed keys one per line on stdin.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -38,7 +39,8 @@ impl Target {
                 None => Durability::Primary,
             },
             bitmap_bits: self.bitmap_bits.unwrap_or(d.bitmap_bits),
-            ..d
+            io_timeout: Duration::from_millis(self.io_timeout_ms),
+            retry_for: Duration::from_millis(self.retry_budget_ms),
         }
     }
 
@@ -137,13 +139,16 @@ pub fn run_add(a: &KeyArgs) -> CmdResult {
     let t = &a.target;
     let mut store = t.open(true)?;
     let (mut keys, mut added, mut present) = (0u64, 0u64, 0u64);
-    for_each_batch(a.hex, |batch| {
-        let (ad, pr) = store.add(batch).map_err(|e| t.describe(&e))?;
-        keys += batch.len() as u64;
-        added += ad;
-        present += pr;
-        Ok(())
-    })?;
+    let r = for_each_batch(a.hex, |batch| match store.add(batch) {
+        Ok((ad, pr)) => {
+            keys += batch.len() as u64;
+            added += ad;
+            present += pr;
+            Ok(())
+        }
+        Err(e) => Err(stopped(t, &e, keys, batch.len() as u64)),
+    });
+    r?;
     store.save().map_err(|e| t.describe(&e))?;
     let (_, layers) = store.info().map_err(|e| t.describe(&e))?;
     print_json(&merge(
@@ -153,15 +158,64 @@ pub fn run_add(a: &KeyArgs) -> CmdResult {
     Ok(EXIT_OK)
 }
 
+/// An add that stopped at a batch of `batch` keys after `done` keys in whole batches: what
+/// was acknowledged goes to stdout (a JSON line with `"complete": false`) and into the
+/// message (exit 2). Every key of the first `done` lines was acknowledged, and, of the
+/// failed batch, as many as the error says.
+fn stopped(t: &Target, e: &Error, done: u64, batch: u64) -> Failure {
+    let in_batch = match e {
+        Error::AddStopped { acknowledged, .. } => *acknowledged,
+        _ => 0,
+    };
+    let acknowledged = done + in_batch;
+    let line = merge(
+        where_json(t),
+        json!({
+            "keys": done + batch,
+            "acknowledged": acknowledged,
+            "lines_acknowledged": done,
+            "complete": false,
+        }),
+    );
+    // Whether stdout takes it or not, the message says it too.
+    let _ = print_json(&line);
+    let Failure::Exit(_, msg) = t.describe(e) else {
+        return t.describe(e);
+    };
+    Failure::error(format!(
+        "{msg}\nsst bloom add: stopped with {acknowledged} keys acknowledged (every key of \
+             the first {done} lines, and {in_batch} of the {batch} keys of the batch that \
+             failed); adding the keys again is safe"
+    ))
+}
+
 pub fn run_check(a: &CheckArgs) -> CmdResult {
     let t = &a.keys.target;
     if t.file.is_none() {
         // Stdin read from before the filter is opened, rows written on a thread of their
-        // own during the next batch's round trips.
+        // own during the next batch's round trips. The filter is opened once; the other
+        // checkers take clones of it (connections of their own, no round trip: a seed
+        // found hung by the first is not waited for again).
+        let opened: Mutex<Option<RedisBloomFilter>> = Mutex::new(None);
         let all = check_rows(a.keys.hex, a.format, "maybe", || {
-            let mut store = t.open(false)?;
+            let mut first = opened
+                .lock()
+                .map_err(|_| Failure::error("sst bloom check: a checker thread panicked"))?;
+            let mut f = match first.as_ref() {
+                Some(f) => f.clone(),
+                None => match t.open(false)? {
+                    Store::Redis(f) => {
+                        // This one keeps the connections opened; the others start from a
+                        // clone without any.
+                        *first = Some((*f).clone());
+                        *f
+                    }
+                    Store::File { .. } => return Err(Failure::error("--redis expected")),
+                },
+            };
+            drop(first);
             Ok(move |batch: &[&[u8]], answers: &mut Vec<bool>| {
-                store.check(batch, answers).map_err(|e| t.describe(&e))
+                f.check_into(batch, answers).map_err(|e| t.describe(&e))
             })
         })?;
         return Ok(if all { EXIT_OK } else { EXIT_FAIL });

@@ -24,6 +24,10 @@ The filter is created by the first `add` with --capacity (default 1000000) and -
 get an error when they differ from the stored ones. --redis takes one URL, or with --cluster
 a comma-separated list of seed nodes of a Redis Cluster. A --file is rewritten atomically
 (temporary file, fsync, rename) at the end of `add` and `remove`.
+Redis: a failed or silent server is retried for --retry-budget-ms (default 60000) per step,
+each reply waited for at most --io-timeout-ms (default 10000); on a cluster a hung master is
+given up as soon as its replica takes over. An add that stops prints, on stderr and in its
+JSON line (\"complete\": false), how many keys were acknowledged before it stopped.
 Exit codes: 0 success (check: every key may be present), 1 check: some key is definitely
 absent, remove: some key was not in the filter (nothing removed for it), 2 usage, Redis or
 file errors.";
@@ -70,6 +74,16 @@ pub struct Target {
     /// Smaller bitmaps spread a small filter over more cluster slots.
     #[arg(long, value_name = "BITS", requires = "redis")]
     pub bitmap_bits: Option<u64>,
+    /// Redis: the I/O timeout, in milliseconds: a server silent this long (no reply, or a
+    /// command it does not take) is given up and the commands are sent again; also the
+    /// connect timeout. On a cluster a silent master is given up sooner, once another node
+    /// serves its slots (a failover).
+    #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "redis")]
+    pub io_timeout_ms: u64,
+    /// Redis: the retry budget, in milliseconds: how long each step of a batch retries
+    /// through failovers, resharding and lost connections before the command fails (exit 2).
+    #[arg(long, value_name = "MS", default_value_t = 60_000, requires = "redis")]
+    pub retry_budget_ms: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +109,14 @@ pub struct CheckArgs {
 
 impl Target {
     pub fn describe(&self, err: &Error) -> Failure {
+        if let (Error::ClusterNode { node, evidence }, Some(url), Some(name)) =
+            (err.root_cause(), &self.redis, &self.name)
+        {
+            return Failure::error(format!(
+                "bloom '{name}' at {url}: {node} is a Redis Cluster node ({evidence}): add \
+                 --cluster (and list the cluster's nodes in --redis as seeds)"
+            ));
+        }
         match (&self.file, &self.redis, &self.name) {
             // An I/O error names the file itself.
             (Some(_), _, _) if matches!(err, Error::Io { .. }) => Failure::error(err.to_string()),

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use leveldb_table::{Lookup, ReadOptions};
 
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
-use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 use crate::rows::{Entry, RowWriter};
 
@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = OutFormat::Text)]
     pub format: OutFormat,
     #[command(flatten)]
-    pub decode: crate::decoding::DecodeArgs,
+    pub decode: crate::chrome::DecodeArgs,
 }
 
 /// Runs `sst db get`.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{builtin_comparator, Db, DbOptions};
+use leveldb_table::db::{Db, DbOptions};
 
 use crate::common::{self, Failure, Global, EXIT_FAIL, EXIT_OK};
 use crate::filekind;
@@ -25,14 +25,13 @@ pub struct DbArgs {
 /// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
 /// of what opening noticed or skipped.
 pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
-    if a.dir.exists() && !a.dir.is_dir() {
-        return Err(Failure::error(not_a_directory(&a.dir)));
-    }
+    refuse_non_directory(&a.dir)?;
+    // Chrome's orders are among those a MANIFEST may name (and salvage may find).
     let opts = DbOptions {
         verify_checksums: g.verify,
         salvage: a.salvage,
-        order: g.comparator.and_then(|c| builtin_comparator(c.name())),
-        ..DbOptions::default()
+        order: g.comparator.map(|c| c.comparator()),
+        ..sst_chrome::db_options()
     };
     let db = Db::open(&a.dir, opts).map_err(|e| {
         let flag = match (&e, g.comparator) {
@@ -41,10 +40,7 @@ pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
             }
             _ => String::new(),
         };
-        Failure::error(
-            crate::sqlite_note::not_leveldb(&a.dir)
-                .unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
-        )
+        Failure::error(format!("{}{flag}", unusable(&a.dir, &e)))
     })?;
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
@@ -86,6 +82,20 @@ pub(crate) fn damage_code(db: &Db, a: &DbArgs) -> i32 {
     }
 }
 
+/// A file given where a database directory is asked for: one line saying what it is.
+pub(crate) fn refuse_non_directory(dir: &Path) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::error(not_a_directory(dir)));
+    }
+    Ok(())
+}
+
+/// The one line for a directory that does not open as a database: what it is when it is
+/// something else (SQLite), else the error.
+pub(crate) fn unusable(dir: &Path, e: &leveldb_table::Error) -> String {
+    crate::chrome::not_leveldb(dir).unwrap_or(format!("{}: {e}", dir.display()))
+}
+
 pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
     format!("{}: {e}", a.dir.display())
 }
@@ -93,7 +103,7 @@ pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {
 /// The one line for a file given where a database directory is asked for: what it is
 /// (SQLite, a table, a log, ...) and which command reads it.
 fn not_a_directory(path: &Path) -> String {
-    if let Some(msg) = crate::sqlite_note::not_leveldb(path) {
+    if let Some(msg) = crate::chrome::not_leveldb(path) {
         return msg;
     }
     let kind = filekind::of_path(path);

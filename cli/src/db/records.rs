@@ -9,8 +9,8 @@ use leveldb_table::db::{records, Location};
 use leveldb_table::raw::internal_key::ValueType;
 
 use super::open::{damage_code, describe, open, DbArgs};
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global};
-use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 
 /// `sst db records DIR`
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     pub hex: bool,
     #[command(flatten)]
-    pub decode: crate::decoding::DecodeArgs,
+    pub decode: crate::chrome::DecodeArgs,
 }
 
 /// `sst db records`.

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use leveldb_table::ReadOptions;
 
+use crate::chrome::Decoding;
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
-use crate::decoding::Decoding;
 use crate::output::{OutFormat, RowsOut};
 use crate::rows::{Entry, RowWriter};
 
@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long)]
     pub hex: bool,
     #[command(flatten)]
-    pub decode: crate::decoding::DecodeArgs,
+    pub decode: crate::chrome::DecodeArgs,
 }
 
 /// Runs `sst db scan`.

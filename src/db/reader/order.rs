@@ -3,11 +3,13 @@
 //! are in, checked as `sst verify` checks a table's order.
 //!
 //! ```text
-//! MANIFEST names C          -> C (the order given must be C)
+//! MANIFEST names C          -> C (the order given must be C), if bytewise or supplied
+//!                              (`DbOptions::comparators`); any other name is refused
 //! no MANIFEST names one     -> the order given, else (repair view) the order of the keys:
-//!                              bytewise and/or idb_cmp1 (keys well-formed for Chrome);
-//!                              both fit: idb_cmp1 when Chrome's global metadata is there;
-//!                              neither: refused, with where each breaks
+//!                              bytewise and each supplied order (keys well-formed for it,
+//!                              when it says which keys are); several fit: the first
+//!                              supplied one whose marker key is there, else bytewise;
+//!                              none: refused, with where each breaks
 //! order check, per table:   separators ascend; in each data block that reads, keys ascend
 //!                           and lie in (previous separator, own separator]; a table found
 //!                           by block checksums: its keys ascend in file order
@@ -23,13 +25,64 @@ use crate::db::damage::DamageLog;
 use crate::db::format::BYTEWISE_COMPARATOR_NAME;
 use crate::db::salvage_table::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
-use crate::idb::{is_well_formed, key_prefix, IdbComparator, PrefixKind};
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
 use crate::table::TableReader;
 use crate::util::comparator::{BytewiseComparator, Comparator};
 
-use super::{builtin_comparator, in_file};
+use super::in_file;
+
+/// A test of one user key (for [`KnownOrder`]).
+pub type KeyTest = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
+
+/// An order a database may be read in besides the built-in bytewise one (an application's
+/// comparator): used when a MANIFEST records its [`name`](Comparator::name), and, where no
+/// MANIFEST names an order (salvage of a directory that lost it), one of the candidates
+/// every key is checked against.
+#[derive(Clone)]
+pub struct KnownOrder {
+    /// The comparator.
+    pub comparator: Arc<dyn Comparator>,
+    /// The keys the order is defined on (`None`: every key). When the keys choose the
+    /// order, one this test refuses rules the order out.
+    pub well_formed: Option<KeyTest>,
+    /// Keys only this order's writers write. When the keys fit several orders, the first
+    /// supplied one with such a key among them is chosen (else bytewise).
+    pub marker: Option<KeyTest>,
+}
+
+impl KnownOrder {
+    /// `comparator`, defined on every key, with no marker.
+    pub fn new(comparator: Arc<dyn Comparator>) -> KnownOrder {
+        KnownOrder {
+            comparator,
+            well_formed: None,
+            marker: None,
+        }
+    }
+
+    /// The same order, defined only on the keys `test` accepts.
+    pub fn well_formed(mut self, test: impl Fn(&[u8]) -> bool + Send + Sync + 'static) -> Self {
+        self.well_formed = Some(Arc::new(test));
+        self
+    }
+
+    /// The same order, with `test` telling the keys only its writers write.
+    pub fn marker(mut self, test: impl Fn(&[u8]) -> bool + Send + Sync + 'static) -> Self {
+        self.marker = Some(Arc::new(test));
+        self
+    }
+}
+
+impl std::fmt::Debug for KnownOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnownOrder")
+            .field("comparator", &self.comparator.name())
+            .field("well_formed", &self.well_formed.is_some())
+            .field("marker", &self.marker.is_some())
+            .finish()
+    }
+}
 
 /// Where the order a database is read in came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,17 +113,23 @@ impl OrderSource {
 struct Check {
     cmp: Arc<dyn Comparator>,
     icmp: InternalKeyComparator,
-    /// Keys must be well-formed IndexedDB keys (idb_cmp1).
-    well_formed: bool,
+    /// The keys the order is defined on.
+    well_formed: Option<KeyTest>,
+    /// Keys that mark the data as this order's.
+    marker: Option<KeyTest>,
+    /// A marker key was seen.
+    marked: bool,
     broken: Option<String>,
 }
 
 impl Check {
-    fn new(cmp: Arc<dyn Comparator>, well_formed: bool) -> Check {
+    fn new(o: &KnownOrder) -> Check {
         Check {
-            icmp: InternalKeyComparator::new(cmp.clone()),
-            cmp,
-            well_formed,
+            icmp: InternalKeyComparator::new(o.comparator.clone()),
+            cmp: o.comparator.clone(),
+            well_formed: o.well_formed.clone(),
+            marker: o.marker.clone(),
+            marked: false,
             broken: None,
         }
     }
@@ -90,11 +149,11 @@ pub(super) struct Walk {
     pub found: BTreeMap<u64, FoundTable>,
     checks: Vec<Check>,
     keys: u64,
-    global_meta: bool,
 }
 
 /// Walks every table of `tables` (number -> file name) and the keys of the logs, checking
-/// `given` (or, without one, bytewise and idb_cmp1). Damage met is recorded and skipped.
+/// `given` (or, without one, bytewise and each of `supplied`). Damage met is recorded and
+/// skipped.
 ///
 /// # Errors
 /// I/O errors (naming the file).
@@ -103,26 +162,30 @@ pub(super) fn walk<'k>(
     tables: &BTreeMap<u64, String>,
     log_keys: impl Iterator<Item = &'k [u8]>,
     given: Option<Arc<dyn Comparator>>,
+    supplied: &[KnownOrder],
     verify_checksums: bool,
     damage: &DamageLog,
 ) -> Result<Walk> {
     let checks = match given {
+        // An order is its own only on the keys it is defined on.
         Some(c) => {
-            // Chrome's order is Chrome's only on the keys its decoders accept.
-            let idb = c.name() == crate::idb::format::IDB_COMPARATOR_NAME;
-            vec![Check::new(c, idb)]
+            let tests = supplied.iter().find(|o| o.comparator.name() == c.name());
+            vec![Check::new(&KnownOrder {
+                comparator: c.clone(),
+                well_formed: tests.and_then(|o| o.well_formed.clone()),
+                marker: tests.and_then(|o| o.marker.clone()),
+            })]
         }
-        None => vec![
-            Check::new(Arc::new(BytewiseComparator), false),
-            Check::new(Arc::new(IdbComparator), true),
-        ],
+        None => std::iter::once(KnownOrder::new(Arc::new(BytewiseComparator)))
+            .chain(supplied.iter().cloned())
+            .map(|o| Check::new(&o))
+            .collect(),
     };
     let mut w = Walk {
         max_sequence: 0,
         found: BTreeMap::new(),
         checks,
         keys: 0,
-        global_meta: false,
     };
     for k in log_keys {
         w.user_key(k);
@@ -157,10 +220,13 @@ pub(super) fn walk<'k>(
 impl Walk {
     fn user_key(&mut self, k: &[u8]) {
         self.keys += 1;
-        self.global_meta |= key_prefix(k).is_some_and(|p| p.kind() == PrefixKind::GlobalMeta);
         for c in &mut self.checks {
-            if c.well_formed && !is_well_formed(k) {
-                c.fail(|| format!("key {} is not an IndexedDB key", esc(k)));
+            if !c.marked {
+                c.marked = c.marker.as_ref().is_some_and(|m| m(k));
+            }
+            if c.well_formed.as_ref().is_some_and(|w| !w(k)) {
+                let name = c.cmp.name().to_string();
+                c.fail(|| format!("key {} is not a key of the {name} order", esc(k)));
             }
         }
     }
@@ -279,9 +345,8 @@ impl Walk {
             };
         }
         let fits: Vec<&Check> = self.checks.iter().filter(|c| c.broken.is_none()).collect();
-        let pick = |name: &str| {
-            builtin_comparator(name).ok_or(Error::UnknownComparator { name: name.into() })
-        };
+        let bytewise = || -> Arc<dyn Comparator> { Arc::new(BytewiseComparator) };
+        let is_bytewise = |c: &&Check| c.cmp.name() == BYTEWISE_COMPARATOR_NAME;
         match fits.as_slice() {
             [] => Err(Error::UnsettledOrder {
                 reason: format!(
@@ -293,14 +358,25 @@ impl Walk {
                         .join("; ")
                 ),
             }),
-            _ if self.keys == 0 => Ok((pick(BYTEWISE_COMPARATOR_NAME)?, OrderSource::Default)),
+            _ if self.keys == 0 => Ok((bytewise(), OrderSource::Default)),
             [one] => Ok((one.cmp.clone(), OrderSource::Keys)),
-            // Both fit (a few keys): Chrome's global metadata says IndexedDB.
-            [..] if self.global_meta => Ok((
-                pick(crate::idb::format::IDB_COMPARATOR_NAME)?,
-                OrderSource::Keys,
-            )),
-            [..] => Ok((pick(BYTEWISE_COMPARATOR_NAME)?, OrderSource::Keys)),
+            // Several fit (a few keys): a supplied order whose marker key is there, else
+            // bytewise (the first check); without bytewise among them, no way to tell.
+            several => match several.iter().find(|c| c.marked && !is_bytewise(c)) {
+                Some(c) => Ok((c.cmp.clone(), OrderSource::Keys)),
+                None if several.iter().any(is_bytewise) => Ok((bytewise(), OrderSource::Keys)),
+                None => Err(Error::UnsettledOrder {
+                    reason: format!(
+                        "no MANIFEST names the order, and the keys fit several orders, none \
+                         marked as theirs: {}",
+                        several
+                            .iter()
+                            .map(|c| c.cmp.name().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }),
+            },
         }
     }
 }
@@ -313,17 +389,24 @@ fn esc(k: &[u8]) -> String {
         .collect()
 }
 
-/// The comparator named `name` (by a MANIFEST): the given order's, a supplied one, or a
-/// built-in one.
+/// The comparator named `name` (by a MANIFEST): the given order's, a supplied one, or the
+/// built-in bytewise one; any other name is refused ([`Error::UnknownComparator`]).
 pub(super) fn named(
     name: &str,
     given: Option<&Arc<dyn Comparator>>,
-    supplied: &[Arc<dyn Comparator>],
+    supplied: &[KnownOrder],
 ) -> Result<Arc<dyn Comparator>> {
     given
         .filter(|c| c.name() == name)
-        .or_else(|| supplied.iter().find(|c| c.name() == name))
+        .or_else(|| {
+            supplied
+                .iter()
+                .map(|o| &o.comparator)
+                .find(|c| c.name() == name)
+        })
         .cloned()
-        .or_else(|| builtin_comparator(name))
+        .or_else(|| {
+            (name == BYTEWISE_COMPARATOR_NAME).then(|| Arc::new(BytewiseComparator) as Arc<_>)
+        })
         .ok_or(Error::UnknownComparator { name: name.into() })
 }

@@ -1,0 +1,341 @@
+//! What `sst db` and `sst log` decode in a directory's records: Chrome IndexedDB (keys,
+//! names, values), localStorage or sessionStorage (`--decode`, detected by default), and
+//! the `--database` / `--store` filters. The rows are written in `idb_rows.rs` and
+//! `storage_rows.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use leveldb_table::db::{Db, DbOptions};
+use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
+use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
+use sst_chrome::idb::{idb_blob_dir, idb_catalog, key_prefix, prefix_key, Catalog};
+
+use crate::common::Failure;
+
+/// `--decode`: what the records hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecodeMode {
+    /// IndexedDB for a database in `idb_cmp1` order; localStorage or sessionStorage when
+    /// the first keys are all keys those databases write and their version key is there;
+    /// else nothing.
+    Auto,
+    /// Nothing: keys and values as bytes.
+    None,
+    /// Chrome IndexedDB keys, names and values.
+    Indexeddb,
+    /// Chrome localStorage (`Local Storage/leveldb`).
+    Localstorage,
+    /// Chrome sessionStorage (`Session Storage`).
+    Sessionstorage,
+}
+
+/// Options of `sst db scan|get|records` about decoding.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DecodeArgs {
+    /// What the records hold: auto (IndexedDB for an idb_cmp1 database; localStorage or
+    /// sessionStorage when every key is one they write), none, indexeddb, localstorage,
+    /// sessionstorage. JSON rows add "idb", "local_storage" or "session_storage".
+    #[arg(long, value_enum, default_value_t = DecodeMode::Auto, value_name = "WHAT")]
+    pub decode: DecodeMode,
+    /// IndexedDB: only the records of the database with this name.
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+    /// IndexedDB: only the records of the object store with this name (of --database, if
+    /// given).
+    #[arg(long, value_name = "NAME")]
+    pub store: Option<String>,
+}
+
+impl DecodeArgs {
+    /// Refuses `--database` / `--store` where they would select nothing (`db get` looks up
+    /// the keys given).
+    pub fn refuse_filters(&self, command: &str) -> Result<(), Failure> {
+        if self.database.is_some() || self.store.is_some() {
+            return Err(Failure::error(format!(
+                "{command}: --database and --store select rows of scan and records; get \
+                 looks up the keys given"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What is decoded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing.
+    None,
+    /// IndexedDB.
+    IndexedDb,
+    /// localStorage.
+    Local,
+    /// sessionStorage.
+    Session,
+}
+
+enum DbHandle<'a> {
+    None,
+    Borrowed(&'a Db),
+    Owned(Box<Db>),
+}
+
+/// The decoding of one command: the kind, IndexedDB's names and blob folder, the
+/// sessionStorage maps, the filters.
+pub struct Decoding<'a> {
+    pub kind: Kind,
+    db: DbHandle<'a>,
+    pub catalog: Catalog,
+    pub blob_dir: Option<PathBuf>,
+    /// sessionStorage map -> (namespaces, origin).
+    pub maps: BTreeMap<i64, (Vec<String>, String)>,
+    /// `--database` / `--store`: the (database, store) pairs kept; store `None` = all.
+    allowed: Option<Vec<Kept>>,
+}
+
+/// A (database, store) pair `--database` / `--store` keep; store `None`: all its stores.
+type Kept = (i64, Option<i64>);
+
+impl<'a> Decoding<'a> {
+    /// Nothing decoded.
+    pub fn none() -> Decoding<'static> {
+        Decoding {
+            kind: Kind::None,
+            db: DbHandle::None,
+            catalog: Catalog::default(),
+            blob_dir: None,
+            maps: BTreeMap::new(),
+            allowed: None,
+        }
+    }
+
+    /// The decoding of the database `db` in `dir`, as `a` asks.
+    pub fn for_db(db: &'a Db, dir: &Path, a: &DecodeArgs) -> Result<Decoding<'a>, Failure> {
+        let is_idb = db.comparator_name() == IDB_COMPARATOR_NAME;
+        let kind = match a.decode {
+            DecodeMode::None => Kind::None,
+            DecodeMode::Indexeddb => Kind::IndexedDb,
+            DecodeMode::Localstorage => Kind::Local,
+            DecodeMode::Sessionstorage => Kind::Session,
+            DecodeMode::Auto if is_idb => Kind::IndexedDb,
+            DecodeMode::Auto => match detect_storage(db) {
+                Ok(Some(StorageKind::Local)) => Kind::Local,
+                Ok(Some(StorageKind::Session)) => Kind::Session,
+                Ok(None) => Kind::None,
+                // The read that follows meets the same damage and reports it; meanwhile,
+                // say why nothing is decoded.
+                Err(e) => {
+                    crate::common::warn(&format!(
+                        "{}: whether it holds localStorage or sessionStorage cannot be told \
+                         ({e}); keys and values are shown as bytes (--decode says what they are)",
+                        dir.display()
+                    ));
+                    Kind::None
+                }
+            },
+        };
+        if (a.database.is_some() || a.store.is_some()) && kind != Kind::IndexedDb {
+            return Err(Failure::error(format!(
+                "{}: --database and --store select IndexedDB records; this directory is not \
+                 read as IndexedDB (--decode indexeddb reads it so)",
+                dir.display()
+            )));
+        }
+        let mut d = Decoding {
+            kind,
+            db: DbHandle::Borrowed(db),
+            ..Decoding::none()
+        };
+        match kind {
+            Kind::IndexedDb => {
+                d.catalog = idb_catalog(db).map_err(|e| unreadable(dir, &e))?;
+                d.blob_dir = idb_blob_dir(dir);
+                d.allowed = filter(&d.catalog, dir, a)?;
+            }
+            Kind::Session => d.maps = session_maps(db).map_err(|e| unreadable(dir, &e))?,
+            Kind::Local | Kind::None => {}
+        }
+        Ok(d)
+    }
+
+    /// The decoding of a log file: IndexedDB keys when `idb_cmp1` is asked or the log's
+    /// directory is in that order (then its names and blob folder too).
+    ///
+    /// # Errors
+    /// The directory's names cannot be read.
+    pub fn for_log(path: &Path, idb_asked: bool) -> Result<Decoding<'static>, Failure> {
+        let dir = idb_directory(path);
+        if !idb_asked && dir.is_none() {
+            return Ok(Decoding::none());
+        }
+        Decoding::indexeddb_in(path, dir)
+    }
+
+    /// The decoding of a table read in `idb_cmp1` order (`idb`): IndexedDB keys and values,
+    /// with the names and blob folder of the table's directory when it is an IndexedDB
+    /// database; nothing otherwise.
+    ///
+    /// # Errors
+    /// The directory's names cannot be read.
+    pub fn for_table(path: &Path, idb: bool) -> Result<Decoding<'static>, Failure> {
+        if !idb {
+            return Ok(Decoding::none());
+        }
+        Decoding::indexeddb_in(path, idb_directory(path))
+    }
+
+    /// IndexedDB decoding for a file, with `db` (its directory's database) for names and
+    /// blob entries when there is one.
+    fn indexeddb_in(path: &Path, db: Option<Db>) -> Result<Decoding<'static>, Failure> {
+        let mut d = Decoding {
+            kind: Kind::IndexedDb,
+            ..Decoding::none()
+        };
+        if let Some(db) = db {
+            let dir = parent_dir(path);
+            d.catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
+            d.blob_dir = idb_blob_dir(dir);
+            d.db = DbHandle::Owned(Box::new(db));
+        }
+        Ok(d)
+    }
+
+    /// The database, for lookups of blob entries.
+    pub fn db(&self) -> Option<&Db> {
+        match &self.db {
+            DbHandle::None => None,
+            DbHandle::Borrowed(db) => Some(db),
+            DbHandle::Owned(db) => Some(db),
+        }
+    }
+
+    /// Whether a row with this key passes `--database` / `--store`.
+    pub fn keep(&self, key: &[u8]) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return true;
+        };
+        let Some(p) = key_prefix(key) else {
+            return false;
+        };
+        allowed
+            .iter()
+            .any(|(db, store)| p.database == *db && store.is_none_or(|s| p.store == s))
+    }
+
+    /// Where a scan with filters may start (the first key of the first kept database or
+    /// store), when no --from is given.
+    pub fn start_key(&self) -> Option<Vec<u8>> {
+        let &(db, store) = self.allowed.as_ref()?.iter().min()?;
+        Some(match store {
+            // A store's records come first: the bare record prefix (index 1).
+            Some(store) => prefix_key(db, store, 1, None),
+            // A database's metadata: the prefix and the first type byte.
+            None => prefix_key(db, 0, 0, Some(0)),
+        })
+    }
+
+    /// Whether a scan with filters has passed every kept database and store (keys are in
+    /// `idb_cmp1` order: by database, then store).
+    pub fn past_end(&self, key: &[u8]) -> bool {
+        let Some(allowed) = &self.allowed else {
+            return false;
+        };
+        let Some(p) = key_prefix(key) else {
+            return false;
+        };
+        let last = allowed
+            .iter()
+            .map(|(db, store)| (*db, store.unwrap_or(i64::MAX)))
+            .max();
+        last.is_some_and(|l| (p.database, p.store) > l)
+    }
+}
+
+/// What could not be read of the directory `dir`.
+fn unreadable(dir: &Path, e: &sst_chrome::Error) -> Failure {
+    Failure::error(format!("{}: {e}", dir.display()))
+}
+
+/// The directory holding the file at `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The database of the directory holding `path`, when its MANIFEST names `idb_cmp1` (an
+/// order inferred from the keys, with no usable MANIFEST, is not the directory telling us).
+fn idb_directory(path: &Path) -> Option<Db> {
+    let opts = DbOptions {
+        salvage: true,
+        ..sst_chrome::db_options()
+    };
+    Db::open(parent_dir(path), opts)
+        .ok()
+        .filter(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME)
+}
+
+/// `--database` / `--store` as (database, store) pairs; an error names what exists when a
+/// name matches nothing.
+fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, Failure> {
+    if a.database.is_none() && a.store.is_none() {
+        return Ok(None);
+    }
+    let names = |f: &dyn Fn(&str) -> bool| -> Vec<i64> {
+        c.databases
+            .iter()
+            .filter(|(_, d)| d.name.as_deref().is_some_and(f))
+            .map(|(id, _)| *id)
+            .collect()
+    };
+    let dbs: Vec<i64> = match &a.database {
+        Some(n) => names(&|x| x == n),
+        None => c.databases.keys().copied().collect(),
+    };
+    let mut allowed = Vec::new();
+    for id in &dbs {
+        match &a.store {
+            None => allowed.push((*id, None)),
+            Some(s) => allowed.extend(
+                c.databases[id]
+                    .stores
+                    .iter()
+                    .filter(|(_, st)| st.name.as_deref() == Some(s.as_str()))
+                    .map(|(sid, _)| (*id, Some(*sid))),
+            ),
+        }
+    }
+    if allowed.is_empty() {
+        let list: Vec<String> = c
+            .databases
+            .values()
+            .map(|d| {
+                let stores: Vec<&str> = d
+                    .stores
+                    .values()
+                    .filter_map(|s| s.name.as_deref())
+                    .collect();
+                format!(
+                    "{} ({})",
+                    d.name.as_deref().unwrap_or("?"),
+                    stores.join(", ")
+                )
+            })
+            .collect();
+        return Err(Failure::error(format!(
+            "{}: no {} named {:?}; the databases (and stores) are: {}",
+            dir.display(),
+            if a.store.is_some() {
+                "object store"
+            } else {
+                "database"
+            },
+            a.store
+                .as_ref()
+                .or(a.database.as_ref())
+                .map_or("", |s| s.as_str()),
+            list.join("; ")
+        )));
+    }
+    Ok(Some(allowed))
+}

@@ -1,0 +1,161 @@
+//! Blink's platform objects in `"data"`: Blob, File and FileList resolved through the
+//! record's blob list (size, type, name, modification time, the file holding the bytes),
+//! the others by interface name and fields.
+
+use std::path::Path;
+
+use sst_chrome::idb::{blob_file_path, ExternalKind, ExternalObject};
+use sst_chrome::v8value::{FileInfo, HostField, HostObject};
+
+use super::json_text::{push_number, push_plain, push_str};
+
+/// Where a record's Blobs and Files are: its blob list and the folder of blob files.
+pub struct Blobs<'a> {
+    /// The record's blob entry, decoded.
+    pub list: Option<&'a [ExternalObject]>,
+    /// `<origin>.indexeddb.blob`, when known.
+    pub dir: Option<&'a Path>,
+    /// The record's database id (the first folder under the blob folder).
+    pub database: i64,
+}
+
+/// Blob, File, FileList (resolved through the record's blob list) and other platform
+/// objects.
+pub fn host(out: &mut Vec<u8>, h: &HostObject<'_>, blobs: &Blobs<'_>) {
+    match h {
+        HostObject::BlobIndex(i) => external(out, "blob", *i, blobs),
+        HostObject::FileIndex(i) => external(out, "file", *i, blobs),
+        HostObject::FileListIndex(files) => {
+            out.extend_from_slice(b"{\"$type\":\"filelist\",\"files\":[");
+            for (n, i) in files.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                external(out, "file", *i, blobs);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        HostObject::Blob { uuid, mime, size } => {
+            out.extend_from_slice(
+                format!("{{\"$type\":\"blob\",\"size\":{size},\"mime\":").as_bytes(),
+            );
+            push_str(out, mime);
+            out.extend_from_slice(b",\"uuid\":");
+            push_str(out, uuid);
+            out.push(b'}');
+        }
+        HostObject::File(f) => inline_file(out, f),
+        HostObject::FileList(files) => {
+            out.extend_from_slice(b"{\"$type\":\"filelist\",\"files\":[");
+            for (n, f) in files.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                inline_file(out, f);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        HostObject::Other { name, fields } => {
+            out.extend_from_slice(b"{\"$type\":");
+            push_plain(out, name);
+            for (k, v) in fields {
+                out.push(b',');
+                push_plain(out, k);
+                out.push(b':');
+                field(out, v);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+fn field(out: &mut Vec<u8>, v: &HostField<'_>) {
+    match v {
+        HostField::Number(x) => push_number(out, *x),
+        HostField::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        HostField::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        HostField::Name(s) => push_plain(out, s),
+        HostField::Names(list) => {
+            out.push(b'[');
+            for (n, s) in list.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                push_plain(out, s);
+            }
+            out.push(b']');
+        }
+        HostField::Text(s) => push_str(out, s),
+        HostField::Bytes(b) => {
+            out.push(b'"');
+            crate::common::push_hex(out, b);
+            out.push(b'"');
+        }
+        HostField::Numbers(xs) => {
+            out.push(b'[');
+            for (n, x) in xs.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                push_number(out, *x);
+            }
+            out.push(b']');
+        }
+    }
+}
+
+/// Entry `i` of the record's blob list as a blob or file.
+fn external(out: &mut Vec<u8>, as_type: &str, i: u32, blobs: &Blobs<'_>) {
+    let Some(e) = blobs.list.and_then(|l| l.get(i as usize)) else {
+        out.extend_from_slice(
+            format!("{{\"$type\":\"{as_type}\",\"index\":{i},\"error\":\"the record's blob entry lists no blob {i}\"}}")
+                .as_bytes(),
+        );
+        return;
+    };
+    out.extend_from_slice(
+        format!("{{\"$type\":\"{as_type}\",\"size\":{},\"mime\":", e.size).as_bytes(),
+    );
+    push_plain(out, &e.mime);
+    // Blink reads a blob index as a Blob and a file index as a File, whatever the entry.
+    if as_type == "file" {
+        out.extend_from_slice(b",\"name\":");
+        push_plain(out, e.file_name.as_deref().unwrap_or(""));
+        if let Some(ms) = e.last_modified_ms() {
+            out.extend_from_slice(format!(",\"last_modified\":{ms}").as_bytes());
+        }
+    }
+    if let Some(dir) = blobs
+        .dir
+        .filter(|_| e.kind != ExternalKind::FileSystemAccessHandle)
+    {
+        let path = dir.join(blob_file_path(blobs.database, e.blob_number));
+        out.extend_from_slice(b",\"path\":");
+        push_plain(out, &path.to_string_lossy());
+    }
+    out.push(b'}');
+}
+
+fn inline_file(out: &mut Vec<u8>, f: &FileInfo<'_>) {
+    out.extend_from_slice(b"{\"$type\":\"file\"");
+    if let Some(size) = f.size {
+        out.extend_from_slice(format!(",\"size\":{size}").as_bytes());
+    }
+    out.extend_from_slice(b",\"mime\":");
+    push_str(out, &f.mime);
+    if let Some(name) = &f.name {
+        out.extend_from_slice(b",\"name\":");
+        push_str(out, name);
+    }
+    if let Some(ms) = f.last_modified_ms {
+        out.extend_from_slice(b",\"last_modified\":");
+        push_number(out, ms);
+    }
+    if !f.path.is_empty() {
+        out.extend_from_slice(b",\"path\":");
+        push_str(out, &f.path);
+    }
+    out.extend_from_slice(b",\"uuid\":");
+    push_str(out, &f.uuid);
+    out.push(b'}');
+}

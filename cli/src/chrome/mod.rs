@@ -1,0 +1,21 @@
+//! Chrome's storage as `sst` shows it: what a directory's records are decoded as
+//! (`decoding`: IndexedDB, localStorage, sessionStorage; `--decode`, `--database`,
+//! `--store`), the rows they make (`idb_rows`, `storage_rows`; IndexedDB keys and envelopes
+//! in `idb` and `idb_json`, values in `value_json` with Blink's host objects in
+//! `host_json`, JavaScript text in `json_text`), and SQLite named where LevelDB was expected
+//! (`sqlite_note`). Everything Chrome-specific of the CLI is here, over `sst_chrome`.
+//!
+//! Layers, each importing only those before it: `json_text` -> `idb_json`, `idb`,
+//! `host_json` -> `value_json` -> `decoding` -> `idb_rows`, `storage_rows`.
+
+mod decoding;
+mod host_json;
+mod idb;
+mod idb_json;
+mod idb_rows;
+mod json_text;
+mod storage_rows;
+mod value_json;
+
+pub use decoding::{DecodeArgs, Decoding};
+pub use sst_chrome::folder::not_leveldb;
