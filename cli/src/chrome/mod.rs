@@ -7,7 +7,8 @@
 //!
 //! Layers, each importing only those before it: `json_text` -> `idb_json`, `idb`,
 //! `host_json` -> `value_json` -> `decoding` -> `idb_rows`, `storage_rows`; `sqlite_note`
-//! apart.
+//! apart; `sqlite` (Chromium's SQLite IndexedDB: scan, get, records, info) over
+//! `value_json` and `idb_json`.
 
 mod decoding;
 mod host_json;
@@ -15,6 +16,7 @@ mod idb;
 mod idb_json;
 mod idb_rows;
 mod json_text;
+pub mod sqlite;
 mod sqlite_note;
 mod storage_rows;
 mod value_json;
