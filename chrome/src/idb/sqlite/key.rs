@@ -259,7 +259,8 @@ mod tests {
     fn chromium_written_keys() {
         let cases: Vec<(&str, IdbKey)> = vec![
             ("10bff0000000000000", IdbKey::Number(1.0)),
-            ("10401fffffffffffff", IdbKey::Number(-7.0)),
+            ("103fe3ffffffffffff", IdbKey::Number(-7.0)),
+            ("10401fffffffffffff", IdbKey::Number(-0.5)),
             ("108000000000000000", IdbKey::Number(0.0)),
             ("10fff0000000000000", IdbKey::Number(f64::INFINITY)),
             ("10000fffffffffffff", IdbKey::Number(f64::NEG_INFINITY)),
