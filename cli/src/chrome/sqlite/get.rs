@@ -78,7 +78,12 @@ pub fn get(a: &GetArgs<'_>) -> CmdResult {
                         compression: r.compression,
                     },
                 };
-                row.push(&mut line, a.format, ",\"found\":true", false);
+                let extra = if a.format == OutFormat::Text {
+                    ""
+                } else {
+                    ",\"found\":true"
+                };
+                row.push(&mut line, a.format, extra, false);
                 Ok(())
             })
             .map_err(|e| Failure::error(format!("{}: {e}", a.path.display())))?;
