@@ -106,7 +106,12 @@ pub enum Error {
         what: String,
     },
     /// A key as the SQLite backend stores it that does not decode.
-    SortableKey(crate::idb::sqlite::KeyError),
+    SortableKey {
+        /// Offset in the key's bytes.
+        offset: usize,
+        /// What is wrong there.
+        what: &'static str,
+    },
     /// A SQLite record's value whose compression does not decode.
     Decompress {
         /// The record's `compression_type`.
@@ -175,7 +180,9 @@ impl fmt::Display for Error {
             ),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Sqlite { path, what } => write!(f, "{}: {what}", path.display()),
-            Error::SortableKey(e) => write!(f, "{e}"),
+            Error::SortableKey { offset, what } => {
+                write!(f, "{what} at byte {offset} of the key")
+            }
             Error::Decompress { compression, what } => {
                 write!(
                     f,

@@ -34,6 +34,7 @@ fn expected() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("db build", &[][..]),
         ("log", &["--comparator"][..]),
         ("manifest", &[][..]),
+        ("profile", &[][..]),
     ])
 }
 

@@ -22,28 +22,17 @@
 //! record's blob list is its Blobs and Files by `blobs.row_id`, then its handles: the order
 //! the value's blob indexes count in.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags};
 
 use super::image::{build_image, Image};
-use super::key::{decode_sortable_key, encode_sortable_key};
+use super::key::encode_sortable_key;
+use super::record::{SqliteIndexEntry, SqliteRecord};
 use super::wal::{read_wal, Wal};
 use crate::error::{Error, Result};
-use crate::idb::{
-    DatabaseInfo, ExternalKind, ExternalObject, IdbKey, IndexInfo, KeyPath, StoreInfo,
-};
-
-/// `compression_type` values (Chromium's `CompressionType`, persisted).
-pub const COMPRESSION_NONE: i64 = 0;
-/// zstd, one frame with its size.
-pub const COMPRESSION_ZSTD: i64 = 1;
-/// Snappy (raw).
-pub const COMPRESSION_SNAPPY: i64 = 2;
-/// Values are refused past this size after decompression.
-const MAX_VALUE: u64 = 1 << 32;
+use crate::idb::{DatabaseInfo, IdbKey, IndexInfo, KeyPath, StoreInfo};
 
 /// What the files of a database held when it was read.
 #[derive(Debug, Clone)]
@@ -62,102 +51,10 @@ pub struct FileState {
     pub pages_from_wal: u32,
 }
 
-/// One row of `records`, borrowed from SQLite while it is read.
-#[derive(Debug, Clone, Copy)]
-pub struct SqliteRecord<'a> {
-    /// `row_id`.
-    pub row_id: i64,
-    /// `object_store_id`.
-    pub store: i64,
-    /// `key` as stored.
-    pub key: &'a [u8],
-    /// `compression_type`.
-    pub compression: i64,
-    /// `value` as stored.
-    pub value: &'a [u8],
-}
-
-impl SqliteRecord<'_> {
-    /// The key, decoded.
-    ///
-    /// # Errors
-    /// Bytes that are no key ([`Error::SortableKey`]).
-    pub fn idb_key(&self) -> Result<IdbKey> {
-        decode_sortable_key(self.key).map_err(Error::SortableKey)
-    }
-
-    /// The serialized value (Blink's envelope first), decompressed.
-    ///
-    /// # Errors
-    /// An unknown compression type, data that does not decompress.
-    pub fn serialized(&self) -> Result<Cow<'_, [u8]>> {
-        decompress(self.compression, self.value)
-    }
-}
-
-/// One row of `index_references`, borrowed.
-#[derive(Debug, Clone, Copy)]
-pub struct SqliteIndexEntry<'a> {
-    /// `index_id`.
-    pub index: i64,
-    /// The index key as stored.
-    pub key: &'a [u8],
-    /// The record's key as stored.
-    pub primary_key: &'a [u8],
-    /// The record's `row_id`.
-    pub record_row_id: i64,
-}
-
-/// A Blob, File or handle of a record, as `blobs` describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SqliteBlob {
-    /// What the value's blob indexes refer to (`blob_number` = `blobs.row_id`).
-    pub object: ExternalObject,
-    /// Where the bytes are: `None` in the database, else the legacy file.
-    pub legacy_file: Option<PathBuf>,
-}
-
-/// The serialized value of a record, decompressed as `compression` says.
-///
-/// # Errors
-/// An unknown compression type, data that does not decompress, a size past 4 GiB.
-pub fn decompress(compression: i64, value: &[u8]) -> Result<Cow<'_, [u8]>> {
-    let fail = |what: String| Error::Decompress { compression, what };
-    match compression {
-        COMPRESSION_NONE => Ok(Cow::Borrowed(value)),
-        COMPRESSION_ZSTD => {
-            let size = zstd::zstd_safe::get_frame_content_size(value)
-                .map_err(|_| fail("not a zstd frame".into()))?
-                .ok_or_else(|| fail("the zstd frame does not state its size".into()))?;
-            if size > MAX_VALUE {
-                return Err(fail(format!("the zstd frame states {size} bytes")));
-            }
-            let out =
-                zstd::bulk::decompress(value, size as usize).map_err(|e| fail(e.to_string()))?;
-            if out.len() as u64 != size {
-                return Err(fail(format!(
-                    "{} bytes where the frame states {size}",
-                    out.len()
-                )));
-            }
-            Ok(Cow::Owned(out))
-        }
-        COMPRESSION_SNAPPY => {
-            let mut out = Vec::new();
-            leveldb_table::raw::compress::snappy_into(value, &mut out)
-                .map_err(|e| fail(e.to_string()))?;
-            Ok(Cow::Owned(out))
-        }
-        n => Err(fail(format!(
-            "compression type {n} is not one Chromium writes"
-        ))),
-    }
-}
-
 /// One SQLite IndexedDB database, read as of its last commit.
 pub struct SqliteDatabase {
-    path: PathBuf,
-    conn: Connection,
+    pub(crate) path: PathBuf,
+    pub(crate) conn: Connection,
     /// The database's name, version, stores and indexes.
     pub info: DatabaseInfo,
     /// Each store's key generator (`key_generator_current_number`).
@@ -204,7 +101,7 @@ impl SqliteDatabase {
             source,
         };
         let main = std::fs::read(path).map_err(io)?;
-        let wal_path = super::folder::wal_path(path);
+        let wal_path = super::wal::wal_path(path);
         let wal_bytes = match std::fs::read(&wal_path) {
             Ok(b) => Some(b),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -263,7 +160,7 @@ impl SqliteDatabase {
         &self.path
     }
 
-    fn sql(&self, e: rusqlite::Error) -> Error {
+    pub(crate) fn sql(&self, e: rusqlite::Error) -> Error {
         Error::Sqlite {
             path: self.path.clone(),
             what: e.to_string(),
@@ -433,147 +330,10 @@ impl SqliteDatabase {
         }
         Ok(())
     }
-
-    /// The Blobs, Files and handles of the record with `row_id`, in the order the value's
-    /// blob indexes count in.
-    ///
-    /// # Errors
-    /// SQLite cannot read the tables; a `blobs` row of an unknown object type.
-    pub fn blobs(&self, record_row_id: i64) -> Result<Vec<SqliteBlob>> {
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT blobs.row_id, object_type, mime_type, size_bytes, file_name, \
-                 last_modified, bytes IS NULL, bytes FROM blobs INNER JOIN blob_references \
-                 ON blob_references.blob_row_id = blobs.row_id \
-                 WHERE blob_references.record_row_id = ? \
-                 ORDER BY object_type = 2, blobs.row_id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let mut rows = st.query([record_row_id]).map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let row = (|| {
-                let id: i64 = r.get(0)?;
-                let kind = match r.get::<_, i64>(1)? {
-                    0 => Some(ExternalKind::Blob),
-                    1 => Some(ExternalKind::File),
-                    2 => Some(ExternalKind::FileSystemAccessHandle),
-                    _ => None,
-                };
-                Ok::<_, rusqlite::Error>((
-                    id,
-                    kind,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<i64>>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    r.get::<_, Option<i64>>(5)?,
-                    r.get::<_, bool>(6)?,
-                    r.get::<_, Option<Vec<u8>>>(7)?,
-                ))
-            })()
-            .map_err(|e| self.sql(e))?;
-            let (id, kind, mime, size, file_name, modified, legacy, bytes) = row;
-            let Some(kind) = kind else {
-                return Err(Error::Sqlite {
-                    path: self.path.clone(),
-                    what: format!("blobs row {id} has an unknown object_type"),
-                });
-            };
-            let handle = kind == ExternalKind::FileSystemAccessHandle;
-            out.push(SqliteBlob {
-                object: ExternalObject {
-                    kind,
-                    blob_number: id,
-                    mime: mime.unwrap_or_default(),
-                    size: size.unwrap_or(0),
-                    file_name: if kind == ExternalKind::File {
-                        file_name
-                    } else {
-                        None
-                    },
-                    last_modified_us: if kind == ExternalKind::File {
-                        modified
-                    } else {
-                        None
-                    },
-                    token: if handle {
-                        bytes.unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    },
-                },
-                legacy_file: (legacy && !handle).then(|| self.legacy_blob_path(id)),
-            });
-        }
-        Ok(out)
-    }
-
-    /// Where a blob kept outside the database (moved from LevelDB) is:
-    /// `<database file>_/<blob number, hex>`.
-    pub fn legacy_blob_path(&self, blob_row_id: i64) -> PathBuf {
-        let mut dir = self.path.as_os_str().to_owned();
-        dir.push("_");
-        PathBuf::from(dir).join(format!("{blob_row_id:x}"))
-    }
-
-    /// A blob's bytes: `blobs.bytes` and its overflow chunks in order (or the legacy file).
-    ///
-    /// # Errors
-    /// No such blob, a chunk missing or out of order, a total that is not `size_bytes`, a
-    /// legacy file that cannot be read.
-    pub fn blob_bytes(&self, blob_row_id: i64) -> Result<Vec<u8>> {
-        let bad = |what: String| Error::Sqlite {
-            path: self.path.clone(),
-            what: format!("blob {blob_row_id}: {what}"),
-        };
-        let (size, first): (Option<i64>, Option<Vec<u8>>) = self
-            .conn
-            .query_row(
-                "SELECT size_bytes, bytes FROM blobs WHERE row_id = ?",
-                [blob_row_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(|e| bad(e.to_string()))?;
-        let Some(mut out) = first else {
-            let path = self.legacy_blob_path(blob_row_id);
-            return std::fs::read(&path).map_err(|source| Error::Io { path, source });
-        };
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT chunk_index, bytes FROM overflow_blob_chunks WHERE blob_row_id = ? \
-                 ORDER BY chunk_index",
-            )
-            .map_err(|e| self.sql(e))?;
-        let mut rows = st.query([blob_row_id]).map_err(|e| self.sql(e))?;
-        let mut next = 1i64;
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let index: i64 = r.get(0).map_err(|e| self.sql(e))?;
-            if index != next {
-                return Err(bad(format!(
-                    "overflow chunk {next} is missing (found {index})"
-                )));
-            }
-            out.extend_from_slice(
-                r.get_ref(1)
-                    .and_then(|v| Ok(v.as_blob()?))
-                    .map_err(|e| self.sql(e))?,
-            );
-            next += 1;
-        }
-        if let Some(size) = size.filter(|s| *s != out.len() as i64) {
-            return Err(bad(format!(
-                "{} bytes where size_bytes says {size}",
-                out.len()
-            )));
-        }
-        Ok(out)
-    }
 }
 
 fn wal_path_exists(path: &Path) -> bool {
-    super::folder::wal_path(path).exists()
+    super::wal::wal_path(path).exists()
 }
 
 fn record_of<'r>(r: &'r rusqlite::Row<'_>, store: i64) -> rusqlite::Result<SqliteRecord<'r>> {

@@ -16,13 +16,6 @@ use super::database::SqliteDatabase;
 use super::image::SQLITE_MAGIC;
 use crate::error::{Error, Result};
 
-/// The `-wal` file of the database at `path`.
-pub fn wal_path(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push("-wal");
-    PathBuf::from(p)
-}
-
 /// Whether the file at `path` starts with SQLite's header.
 pub fn is_sqlite_file(path: &Path) -> bool {
     use std::io::Read;

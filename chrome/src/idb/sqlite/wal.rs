@@ -17,6 +17,15 @@
 //! valid commit were written by a transaction that never committed (SQLite ignores them).
 //! (sqlite.org/fileformat2.html, section "The Write-Ahead Log".)
 
+use std::path::{Path, PathBuf};
+
+/// The `-wal` file of the database at `path`.
+pub fn wal_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push("-wal");
+    PathBuf::from(p)
+}
+
 /// The WAL header's size.
 pub const WAL_HEADER: usize = 32;
 /// A frame header's size.
