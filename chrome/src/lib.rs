@@ -11,6 +11,8 @@
 //!   without copying.
 //! - [`dom_storage`]: localStorage and sessionStorage records, and which of the two a
 //!   directory holds.
+//! - [`folder`]: what a profile's folder or file is when it is not a LevelDB database
+//!   (SQLite, IndexedDB's blob files), in one line.
 //! - [`profile`]: a whole Chrome or Electron profile surveyed, area by area.
 //!
 //! A Chrome IndexedDB directory is opened with [`db_options`] (or the options of one's own
@@ -37,6 +39,7 @@
 
 pub mod dom_storage;
 mod error;
+pub mod folder;
 pub mod idb;
 pub mod profile;
 pub mod v8value;
