@@ -11,6 +11,9 @@ use leveldb_table::{
     Cursor, Error, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
 };
 
+/// An item of a table's std iterator.
+type Entry = Result<(Vec<u8>, Vec<u8>), Error>;
+
 fn key(i: u32) -> Vec<u8> {
     format!("key{i:05}").into_bytes()
 }
@@ -99,7 +102,7 @@ fn ranges_of_a_database_table_take_user_keys() {
     let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
     assert!(t.is_internal());
     let read = ReadOptions::default();
-    let users = |r: Vec<Result<(Vec<u8>, Vec<u8>), Error>>| -> Vec<Vec<u8>> {
+    let users = |r: Vec<Entry>| -> Vec<Vec<u8>> {
         r.into_iter()
             .map(|e| parse_internal_key(&e.unwrap().0).unwrap().user_key.to_vec())
             .collect()
