@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! key (prefix | body)                                  value
-//! (0,0,0) 201 | origin, name (varint n + UTF-16BE)     varint database id
+//! (0,0,0) 201 | origin, name (varint n + UTF-16BE)     database id: EncodeInt (1-8 bytes
+//!                                                      little-endian, as few as needed)
 //! (d,0,0) 0 origin / 1 name                            UTF-16BE (no length)
 //! (d,0,0) 4 version                                    varint
 //! (d,0,0) 50 | varint store | type: 0 name             UTF-16BE
@@ -14,13 +15,16 @@
 //!            strings as varint n + UTF-16BE; anything else is an old untyped string
 //! ```
 //! (Chromium's `indexed_db_leveldb_coding.cc`: `DatabaseNameKey`, `DatabaseMetaDataKey`,
-//! `ObjectStoreMetaDataKey`, `IndexMetaDataKey`, `EncodeIDBKeyPath`.) Feed every record to
-//! [`Catalog::observe`]; metadata sorts before the data it names, so a scan in order can
-//! name each record as it comes.
+//! `ObjectStoreMetaDataKey`, `IndexMetaDataKey`, `EncodeIDBKeyPath`; the values as
+//! `backing_store.cc` writes them: `PutInt` for the database id, `PutVarInt` for the
+//! version.) Feed every live record to [`Catalog::observe`]; metadata sorts before the data
+//! it names, so a scan in order can name each record as it comes. Names that only deleted or
+//! superseded metadata still holds (a deleted object store or database, its records still in
+//! the files) are added by [`Catalog::add_deleted`], marked `deleted`.
 
 use std::collections::BTreeMap;
 
-use super::coding::{read_byte, read_string, read_varint};
+use super::coding::{decode_int, read_byte, read_string, read_varint};
 use super::key::{decode_key, KeyBody, MetaField};
 
 /// An object store's or index's key path.
@@ -45,6 +49,8 @@ pub struct IndexInfo {
     pub unique: Option<bool>,
     /// `multiEntry`.
     pub multi_entry: Option<bool>,
+    /// Named only by deleted or superseded metadata ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
 
 /// An object store.
@@ -58,6 +64,9 @@ pub struct StoreInfo {
     pub auto_increment: Option<bool>,
     /// Its indexes by id.
     pub indexes: BTreeMap<i64, IndexInfo>,
+    /// Named only by deleted or superseded metadata: the store (or its database) was
+    /// deleted ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
 
 /// A database.
@@ -71,6 +80,9 @@ pub struct DatabaseInfo {
     pub version: Option<i64>,
     /// Its object stores by id.
     pub stores: BTreeMap<i64, StoreInfo>,
+    /// Named only by deleted or superseded metadata: the database was deleted (its name
+    /// record is gone) ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
 
 /// Every database, store and index named by the metadata seen so far.
@@ -78,6 +90,9 @@ pub struct DatabaseInfo {
 pub struct Catalog {
     /// Databases by id.
     pub databases: BTreeMap<i64, DatabaseInfo>,
+    /// Why names may be missing: the metadata was read past damage (salvage), so a name in
+    /// a damaged block is not here. `None` when every metadata record was read.
+    pub partial: Option<String>,
 }
 
 impl Catalog {
@@ -107,7 +122,8 @@ impl Catalog {
             let (Some(origin), Some(name)) = (text(0), text(1)) else {
                 return false;
             };
-            let Some(id) = read_varint(&mut &value[..]) else {
+            // Database ids start at 1 (0 is the global metadata's prefix).
+            let Some(id) = decode_int(value).filter(|&id| id > 0) else {
                 return false;
             };
             let info = self.databases.entry(id).or_default();
@@ -154,6 +170,64 @@ impl Catalog {
             _ => return false,
         }
         true
+    }
+
+    /// Adds the names only deleted or superseded metadata gives: `metadata` is every
+    /// version of the metadata records that is not live (deleted, shadowed, in an obsolete
+    /// file), as (key, value, sequence). The newest version of each wins; a database, store
+    /// or index the live metadata does not name gets that name, marked `deleted` (Chromium
+    /// never reuses ids: a database or store id names one database or store for good).
+    pub fn add_deleted<'a>(
+        &mut self,
+        metadata: impl IntoIterator<Item = (&'a [u8], &'a [u8], u64)>,
+    ) {
+        let mut old: Vec<(&[u8], &[u8], u64)> = metadata.into_iter().collect();
+        old.sort_by_key(|r| r.2);
+        let mut then = Catalog::default();
+        for (k, v, _) in old {
+            then.observe(k, v);
+        }
+        for (id, was) in then.databases {
+            let now = self.databases.entry(id).or_insert_with(|| DatabaseInfo {
+                deleted: true,
+                ..DatabaseInfo::default()
+            });
+            if now.name.is_none() && was.name.is_some() {
+                now.name = was.name;
+                now.origin = now.origin.take().or(was.origin);
+                now.deleted = true;
+            }
+            now.version = now.version.or(was.version);
+            let db_deleted = now.deleted;
+            for (sid, was_store) in was.stores {
+                let store = now.stores.entry(sid).or_insert_with(|| StoreInfo {
+                    deleted: true,
+                    ..StoreInfo::default()
+                });
+                store.deleted |= db_deleted;
+                if store.name.is_none() && was_store.name.is_some() {
+                    store.name = was_store.name;
+                    store.deleted = true;
+                }
+                store.key_path = store.key_path.take().or(was_store.key_path);
+                store.auto_increment = store.auto_increment.or(was_store.auto_increment);
+                let store_deleted = store.deleted;
+                for (iid, was_index) in was_store.indexes {
+                    let ix = store.indexes.entry(iid).or_insert_with(|| IndexInfo {
+                        deleted: true,
+                        ..IndexInfo::default()
+                    });
+                    ix.deleted |= store_deleted;
+                    if ix.name.is_none() && was_index.name.is_some() {
+                        ix.name = was_index.name;
+                        ix.deleted = true;
+                    }
+                    ix.key_path = ix.key_path.take().or(was_index.key_path);
+                    ix.unique = ix.unique.or(was_index.unique);
+                    ix.multi_entry = ix.multi_entry.or(was_index.multi_entry);
+                }
+            }
+        }
     }
 
     /// The database with this id.
@@ -260,5 +334,132 @@ mod tests {
         assert_eq!(s.indexes[&30].name.as_deref(), Some("by_email"));
         assert_eq!(s.indexes[&30].unique, Some(true));
         assert_eq!(c.databases_named("db"), vec![1]);
+    }
+
+    /// `global / database name / "o" / name`.
+    fn name_key(name: &str) -> Vec<u8> {
+        let mut k = vec![0, 0, 0, 0, 201, 1];
+        k.extend(be("o"));
+        k.push(name.encode_utf16().count() as u8);
+        k.extend(be(name));
+        k
+    }
+
+    /// Ids past one byte, with their exact encodings: the database id of a `global /
+    /// database name` record is Chromium's EncodeInt (little-endian, as few bytes as
+    /// needed), not a varint; a key's prefix holds ids the same way; a store or index id in
+    /// a metadata key is a varint.
+    #[test]
+    fn ids_past_one_byte_read_as_chromium_writes_them() {
+        // id, EncodeInt(id), the prefix (id, 0, 0), EncodeVarInt(id)
+        type Case = (i64, &'static [u8], &'static [u8], &'static [u8]);
+        let cases: [Case; 7] = [
+            (127, &[0x7f], &[0x00, 0x7f, 0, 0], &[0x7f]),
+            (128, &[0x80], &[0x00, 0x80, 0, 0], &[0x80, 0x01]),
+            (255, &[0xff], &[0x00, 0xff, 0, 0], &[0xff, 0x01]),
+            (256, &[0x00, 0x01], &[0x20, 0x00, 0x01, 0, 0], &[0x80, 0x02]),
+            (300, &[0x2c, 0x01], &[0x20, 0x2c, 0x01, 0, 0], &[0xac, 0x02]),
+            (
+                65_535,
+                &[0xff, 0xff],
+                &[0x20, 0xff, 0xff, 0, 0],
+                &[0xff, 0xff, 0x03],
+            ),
+            (
+                65_536,
+                &[0, 0, 0x01],
+                &[0x40, 0, 0, 0x01, 0, 0],
+                &[0x80, 0x80, 0x04],
+            ),
+        ];
+        for (id, int, prefix, varint) in cases {
+            let mut encoded = Vec::new();
+            crate::idb::KeyPrefix {
+                database: id,
+                store: 0,
+                index: 0,
+            }
+            .encode_into(&mut encoded);
+            assert_eq!(encoded, prefix, "prefix of database {id}");
+            let mut c = Catalog::default();
+            assert!(c.observe(&name_key("db"), int));
+            assert_eq!(c.databases_named("db"), vec![id], "EncodeInt {int:02x?}");
+            // Its own metadata: object store `id` (a varint in the key) named "s".
+            let mut k = prefix.to_vec();
+            k.push(50);
+            k.extend_from_slice(varint);
+            k.push(0);
+            assert!(c.observe(&k, &be("s")));
+            // index `id` of that store (varints), named "i".
+            let mut k = prefix.to_vec();
+            k.push(100);
+            k.extend_from_slice(varint);
+            k.extend_from_slice(varint);
+            k.push(0);
+            assert!(c.observe(&k, &be("i")));
+            let s = c
+                .store(id, id)
+                .unwrap_or_else(|| panic!("store {id}: {c:?}"));
+            assert_eq!(s.name.as_deref(), Some("s"));
+            assert_eq!(s.indexes[&id].name.as_deref(), Some("i"));
+            let d = c.database(id).unwrap();
+            assert_eq!((d.name.as_deref(), d.deleted), (Some("db"), false));
+        }
+        // A record of database 65,536, store 300: prefix lengths 3, 2 and 1 packed as
+        // (3-1) << 5 | (2-1) << 2 | (1-1); then the number key 1.
+        let mut rec = vec![0x44, 0, 0, 0x01, 0x2c, 0x01, 0x01, 3];
+        rec.extend(1f64.to_le_bytes());
+        let d = crate::idb::decode_key(&rec).unwrap();
+        assert_eq!(
+            (d.prefix.database, d.prefix.store, d.prefix.index),
+            (65_536, 300, 1)
+        );
+        assert_eq!(
+            crate::idb::IdbKey::Number(1.0).record_key(65_536, 300),
+            rec,
+            "and back"
+        );
+        // The varint reading of EncodeInt(256) = 00 01 would be id 0, the global metadata.
+        let mut c = Catalog::default();
+        assert!(c.observe(&name_key("db255"), &[0x00, 0x01]));
+        assert!(c.database(0).is_none() && c.database(256).is_some());
+        // Neither an empty value, 0, nor one of more than 8 bytes is an id.
+        assert!(!c.observe(&name_key("x"), &[]));
+        assert!(!c.observe(&name_key("x"), &[0]));
+        assert!(!c.observe(&name_key("x"), &[1; 9]));
+    }
+
+    #[test]
+    fn deleted_metadata_names_what_the_live_metadata_does_not() {
+        let mut c = Catalog::default();
+        // Live: database 1 "live" with store 1 "kept".
+        assert!(c.observe(&name_key("live"), &[1]));
+        assert!(c.observe(&[0, 1, 0, 0, 50, 1, 0], &be("kept")));
+        // Deleted: database 1's store 2 "gone", database 2 "dropped" (its store 1 "s"),
+        // and an older name of store 1 (renamed since), at sequences 5..9.
+        let (k_gone, k_dropped, k_s, k_old) = (
+            [0, 1, 0, 0, 50, 2, 0],
+            name_key("dropped"),
+            [0, 2, 0, 0, 50, 1, 0],
+            [0, 1, 0, 0, 50, 1, 0],
+        );
+        let (v_gone, v_s, v_old) = (be("gone"), be("s"), be("old name"));
+        c.add_deleted([
+            (&k_gone[..], &v_gone[..], 5),
+            (&k_dropped[..], &[2][..], 6),
+            (&k_s[..], &v_s[..], 7),
+            (&k_old[..], &v_old[..], 4),
+        ]);
+        let kept = c.store(1, 1).unwrap();
+        assert_eq!((kept.name.as_deref(), kept.deleted), (Some("kept"), false));
+        let gone = c.store(1, 2).unwrap();
+        assert_eq!((gone.name.as_deref(), gone.deleted), (Some("gone"), true));
+        let d = c.database(2).unwrap();
+        assert_eq!((d.name.as_deref(), d.deleted), (Some("dropped"), true));
+        assert_eq!(
+            c.store(2, 1).map(|s| (s.name.as_deref(), s.deleted)),
+            Some((Some("s"), true))
+        );
+        assert!(!c.database(1).unwrap().deleted);
     }
 }

@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::{Db, DbOptions, DbRecord};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
-use sst_chrome::idb::{idb_blob_dir, idb_catalog, key_prefix, prefix_key, Catalog};
+use sst_chrome::idb::{
+    idb_blob_dir, idb_catalog, idb_catalog_with_deleted, key_prefix, prefix_key, Catalog,
+};
 
 use crate::common::Failure;
 
@@ -110,7 +112,17 @@ impl<'a> Decoding<'a> {
     }
 
     /// The decoding of the database `db` in `dir`, as `a` asks.
-    pub fn for_db(db: &'a Db, dir: &Path, a: &DecodeArgs) -> Result<Decoding<'a>, Failure> {
+    ///
+    /// With `records` (every record of every file, as `sst db records` lists them), the
+    /// names of deleted object stores and databases whose records are still in the files
+    /// come from their deleted metadata. A catalog read past damage is said to be partial
+    /// (a warning here; `"names_partial"` in JSON rows).
+    pub fn for_db(
+        db: &'a Db,
+        dir: &Path,
+        a: &DecodeArgs,
+        records: Option<&[DbRecord]>,
+    ) -> Result<Decoding<'a>, Failure> {
         let is_idb = db.comparator_name() == IDB_COMPARATOR_NAME;
         let kind = match a.decode {
             DecodeMode::None => Kind::None,
@@ -148,7 +160,12 @@ impl<'a> Decoding<'a> {
         };
         match kind {
             Kind::IndexedDb => {
-                d.catalog = idb_catalog(db).map_err(|e| unreadable(dir, &e))?;
+                d.catalog = match records {
+                    Some(all) => idb_catalog_with_deleted(db, all),
+                    None => idb_catalog(db),
+                }
+                .map_err(|e| unreadable(dir, &e))?;
+                warn_partial(dir, &d.catalog);
                 d.blob_dir = idb_blob_dir(dir);
                 d.allowed = filter(&d.catalog, dir, a)?;
             }
@@ -194,6 +211,7 @@ impl<'a> Decoding<'a> {
         if let Some(db) = db {
             let dir = parent_dir(path);
             d.catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
+            warn_partial(dir, &d.catalog);
             d.blob_dir = idb_blob_dir(dir);
             d.db = DbHandle::Owned(Box::new(db));
         }
@@ -248,6 +266,16 @@ impl<'a> Decoding<'a> {
             .map(|(db, store)| (*db, store.unwrap_or(i64::MAX)))
             .max();
         last.is_some_and(|l| (p.database, p.store) > l)
+    }
+}
+
+/// The warning for a catalog read past damage.
+fn warn_partial(dir: &Path, c: &Catalog) {
+    if let Some(why) = &c.partial {
+        crate::common::warn(&format!(
+            "{}: IndexedDB names may be missing: {why}",
+            dir.display()
+        ));
     }
 }
 
