@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use super::coding::{decode_int, read_byte, read_string, read_varint};
 use super::key::{decode_key, KeyBody, MetaField};
+use crate::error::{Error, Result};
 
 /// An object store's or index's key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +85,10 @@ pub struct DatabaseInfo {
     /// record is gone) ([`Catalog::add_deleted`]).
     pub deleted: bool,
 }
+
+/// What a selection by name keeps: (database id, object store id), the store `None` for all
+/// of the database's stores ([`Catalog::select`]).
+pub type Selection = Vec<(i64, Option<i64>)>;
 
 /// Every database, store and index named by the metadata seen so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -238,6 +243,61 @@ impl Catalog {
     /// The object store `store` of database `db`.
     pub fn store(&self, db: i64, store: i64) -> Option<&StoreInfo> {
         self.databases.get(&db)?.stores.get(&store)
+    }
+
+    /// The (database, store) pairs a selection by name keeps, store `None` meaning all of a
+    /// database's stores: the databases named `database` (every database when `None`), and of
+    /// them the stores named `store` (all when `None`). `Ok(None)` when neither is given.
+    ///
+    /// # Errors
+    /// A name that matches nothing ([`Error::NoSuchName`], listing the names there are).
+    pub fn select(&self, database: Option<&str>, store: Option<&str>) -> Result<Option<Selection>> {
+        if database.is_none() && store.is_none() {
+            return Ok(None);
+        }
+        let mut kept = Vec::new();
+        for (id, d) in &self.databases {
+            if database.is_some_and(|n| d.name.as_deref() != Some(n)) {
+                continue;
+            }
+            match store {
+                None => kept.push((*id, None)),
+                Some(s) => kept.extend(
+                    d.stores
+                        .iter()
+                        .filter(|(_, st)| st.name.as_deref() == Some(s))
+                        .map(|(sid, _)| (*id, Some(*sid))),
+                ),
+            }
+        }
+        if !kept.is_empty() {
+            return Ok(Some(kept));
+        }
+        let known: Vec<String> = self
+            .databases
+            .values()
+            .map(|d| {
+                let stores: Vec<&str> = d
+                    .stores
+                    .values()
+                    .filter_map(|s| s.name.as_deref())
+                    .collect();
+                format!(
+                    "{} ({})",
+                    d.name.as_deref().unwrap_or("?"),
+                    stores.join(", ")
+                )
+            })
+            .collect();
+        let (what, name) = match store {
+            Some(s) => ("object store", s),
+            None => ("database", database.unwrap_or_default()),
+        };
+        Err(Error::NoSuchName {
+            what,
+            name: name.to_string(),
+            known: known.join("; "),
+        })
     }
 
     /// The ids of the databases with this name (one per origin at most).

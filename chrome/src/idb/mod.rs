@@ -20,7 +20,9 @@ mod sqlite;
 mod value;
 mod wrapping;
 
-pub use catalog::{decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, StoreInfo};
+pub use catalog::{
+    decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, Selection, StoreInfo,
+};
 pub use coding::{KeyPrefix, PrefixKind};
 pub use comparator::{is_well_formed, key_prefix, known_order, IdbComparator};
 pub use directory::{
@@ -32,6 +34,6 @@ pub use external::{
     ExternalObject,
 };
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
-pub use sqlite::{identify_sqlite, SqliteInfo};
+pub use sqlite::{identify_sqlite, sqlite_at, SqliteInfo, SqlitePath};
 pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};
 pub use wrapping::{unwrap_value, Unwrapped};

@@ -306,64 +306,6 @@ fn idb_directory(path: &Path) -> Option<Db> {
 /// `--database` / `--store` as (database, store) pairs; an error names what exists when a
 /// name matches nothing.
 fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, Failure> {
-    if a.database.is_none() && a.store.is_none() {
-        return Ok(None);
-    }
-    let names = |f: &dyn Fn(&str) -> bool| -> Vec<i64> {
-        c.databases
-            .iter()
-            .filter(|(_, d)| d.name.as_deref().is_some_and(f))
-            .map(|(id, _)| *id)
-            .collect()
-    };
-    let dbs: Vec<i64> = match &a.database {
-        Some(n) => names(&|x| x == n),
-        None => c.databases.keys().copied().collect(),
-    };
-    let mut allowed = Vec::new();
-    for id in &dbs {
-        match &a.store {
-            None => allowed.push((*id, None)),
-            Some(s) => allowed.extend(
-                c.databases[id]
-                    .stores
-                    .iter()
-                    .filter(|(_, st)| st.name.as_deref() == Some(s.as_str()))
-                    .map(|(sid, _)| (*id, Some(*sid))),
-            ),
-        }
-    }
-    if allowed.is_empty() {
-        let list: Vec<String> = c
-            .databases
-            .values()
-            .map(|d| {
-                let stores: Vec<&str> = d
-                    .stores
-                    .values()
-                    .filter_map(|s| s.name.as_deref())
-                    .collect();
-                format!(
-                    "{} ({})",
-                    d.name.as_deref().unwrap_or("?"),
-                    stores.join(", ")
-                )
-            })
-            .collect();
-        return Err(Failure::error(format!(
-            "{}: no {} named {:?}; the databases (and stores) are: {}",
-            dir.display(),
-            if a.store.is_some() {
-                "object store"
-            } else {
-                "database"
-            },
-            a.store
-                .as_ref()
-                .or(a.database.as_ref())
-                .map_or("", |s| s.as_str()),
-            list.join("; ")
-        )));
-    }
-    Ok(Some(allowed))
+    c.select(a.database.as_deref(), a.store.as_deref())
+        .map_err(|e| unreadable(dir, &e))
 }
