@@ -90,9 +90,9 @@ pub enum Error {
 impl Error {
     /// The error that caused this one: for [`Error::AddStopped`] its source (followed
     /// down), otherwise the error itself.
-    pub fn cause(&self) -> &Error {
+    pub fn root_cause(&self) -> &Error {
         match self {
-            Error::AddStopped { source, .. } => source.cause(),
+            Error::AddStopped { source, .. } => source.root_cause(),
             e => e,
         }
     }

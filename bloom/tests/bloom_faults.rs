@@ -67,7 +67,7 @@ fn an_add_that_stops_counts_the_keys_acknowledged() {
         matches!(**source, Error::NotReplicated { acked: 0, .. }),
         "{e}"
     );
-    assert!(matches!(e.cause(), Error::NotReplicated { .. }));
+    assert!(matches!(e.root_cause(), Error::NotReplicated { .. }));
     assert_eq!(*keys, 1510);
     // The 1,010 of layer 0, and of the new keys only false positives of the older layers.
     let mut plain = RedisBloomFilter::open(&master.url(), "stop").expect("open");

@@ -6,9 +6,8 @@
 //!
 //! ```text
 //! lib (module) -> db (Db), table (Table) -> chrome (IndexedDB, localStorage), scan
-//!              (batched iterators), records, info, kind (a path of another kind) ->
-//!              v8py (Chrome values as Python), errors (library errors as
-//!              leveldb_table.errors exceptions)
+//!              (batched iterators), records, info -> v8py (Chrome values as Python),
+//!              errors (library errors as leveldb_table.errors exceptions)
 //! ```
 
 use std::borrow::Cow;
@@ -22,7 +21,6 @@ mod chrome;
 mod db;
 mod errors;
 mod info;
-mod kind;
 mod records;
 mod scan;
 mod table;

@@ -251,32 +251,6 @@ def test_chromium_fixture_reads_as_chromium_read_it_back():
     assert all(r.error is None for r in rows)
 
 
-def test_a_path_of_another_kind_is_named_as_sst_names_it(tmp_path):
-    # A folder of Chromium's SQLite IndexedDB (its first page as Chromium writes it).
-    page = bytearray(4096)
-    page[:16] = b"SQLite format 3\0"
-    page[16:18] = (4096).to_bytes(2, "big")
-    page[28:32] = (16).to_bytes(4, "big")
-    schema = (b"CREATE TABLE object_stores (id INTEGER PRIMARY KEY)CREATE TABLE records (row_id "
-              b"INTEGER PRIMARY KEY)CREATE TABLE blob_references (row_id INTEGER PRIMARY KEY)")
-    page[3000:3000 + len(schema)] = schema
-    folder = tmp_path / "https_example.com_0.indexeddb.sqlite"
-    folder.mkdir()
-    (folder / "sample").write_bytes(bytes(page))
-    with pytest.raises(lt.InvalidArgumentError, match="a folder of Chromium's SQLite IndexedDB, not a LevelDB database") as e:
-        lt.Db(folder)
-    assert e.value.kind == "WrongKind"
-    with pytest.raises(lt.InvalidArgumentError, match="a SQLite 3 database, not LevelDB"):
-        lt.Db(folder / "sample")
-    # A table, a log: what they are, and what reads them.
-    table = next(p for p in IDB.iterdir() if p.suffix == ".ldb")
-    with pytest.raises(lt.InvalidArgumentError, match="not a database directory: it is a LevelDB table; read it with leveldb_table.Table"):
-        lt.Db(table)
-    log = next(p for p in IDB.iterdir() if p.suffix == ".log")
-    with pytest.raises(lt.InvalidArgumentError, match="it is a write-ahead log of a LevelDB database"):
-        lt.Db(log)
-
-
 def test_storage_of_another_kind_is_an_error():
     with pytest.raises(lt.InvalidArgumentError, match="not a localStorage directory: it is Chrome IndexedDB"):
         lt.Db(IDB).local_storage()

@@ -34,6 +34,6 @@ pub use external::{
     ExternalObject,
 };
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
-pub use sqlite::{identify_sqlite, sqlite_at, SqliteInfo, SqlitePath};
+pub use sqlite::{identify_sqlite, SqliteInfo};
 pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};
 pub use wrapping::{unwrap_value, Unwrapped};

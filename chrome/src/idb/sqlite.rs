@@ -11,10 +11,6 @@
 //! `blob_references` (Chromium's `content/browser/indexed_db/instance/sqlite/`).
 //! ```
 
-use std::fmt;
-use std::io::Read;
-use std::path::Path;
-
 /// The SQLite magic string.
 pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
@@ -74,110 +70,6 @@ pub fn identify_sqlite(first_page: &[u8]) -> Option<SqliteInfo> {
         tables,
         chromium_indexeddb,
     })
-}
-
-/// A path that holds SQLite where LevelDB was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SqlitePath {
-    /// A SQLite file.
-    File(SqliteInfo),
-    /// A folder holding SQLite files and no LevelDB `CURRENT`.
-    Folder {
-        /// How many of its files are SQLite.
-        files: usize,
-        /// The first of them by name.
-        first: String,
-        /// What the first says.
-        info: SqliteInfo,
-        /// Whether any of them is Chromium's SQLite IndexedDB.
-        chromium_indexeddb: bool,
-    },
-}
-
-/// What `path` is when it is SQLite, not LevelDB: a SQLite file, or a folder holding SQLite
-/// files (and no LevelDB `CURRENT`). `None` otherwise (or when it cannot be read).
-pub fn sqlite_at(path: &Path) -> Option<SqlitePath> {
-    if path.is_file() {
-        return sqlite_file(path).map(SqlitePath::File);
-    }
-    if path.join("CURRENT").exists() {
-        return None;
-    }
-    let mut found: Vec<(String, SqliteInfo)> = std::fs::read_dir(path)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_file())
-        .filter_map(|e| {
-            Some((
-                e.file_name().to_string_lossy().into_owned(),
-                sqlite_file(&e.path())?,
-            ))
-        })
-        .collect();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    let chromium_indexeddb = found.iter().any(|(_, i)| i.chromium_indexeddb);
-    let files = found.len();
-    let (first, info) = found.into_iter().next()?;
-    Some(SqlitePath::Folder {
-        files,
-        first,
-        info,
-        chromium_indexeddb,
-    })
-}
-
-/// The first page of a file (at most 64 KiB), if it reads as SQLite.
-fn sqlite_file(path: &Path) -> Option<SqliteInfo> {
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut page = vec![0u8; 100];
-    f.read_exact(&mut page).ok()?;
-    let info = identify_sqlite(&page)?;
-    page.resize(info.page_size as usize, 0);
-    let n = f.read(&mut page[100..]).ok()?;
-    page.truncate(100 + n);
-    identify_sqlite(&page)
-}
-
-impl fmt::Display for SqliteInfo {
-    /// `Chromium's SQLite IndexedDB; 4096-byte pages, 16 pages, tables a, b`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.chromium_indexeddb {
-            f.write_str("Chromium's SQLite IndexedDB; ")?;
-        }
-        write!(
-            f,
-            "{}-byte pages, {} pages, tables ",
-            self.page_size, self.pages
-        )?;
-        match self.tables.is_empty() {
-            true => f.write_str("not on the first page"),
-            false => f.write_str(&self.tables.join(", ")),
-        }
-    }
-}
-
-impl fmt::Display for SqlitePath {
-    /// What the path is, in one line (without the path).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SqlitePath::File(info) => write!(f, "a SQLite 3 database, not LevelDB ({info})"),
-            SqlitePath::Folder {
-                files,
-                first,
-                info,
-                chromium_indexeddb,
-            } => write!(
-                f,
-                "a folder of {}, not a LevelDB database: {files} SQLite file(s), {first} \
-                 ({info}){}",
-                match chromium_indexeddb {
-                    true => "Chromium's SQLite IndexedDB",
-                    false => "SQLite databases",
-                },
-                if *files > 1 { ", ..." } else { "" }
-            ),
-        }
-    }
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

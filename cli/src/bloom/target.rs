@@ -110,7 +110,7 @@ pub struct CheckArgs {
 impl Target {
     pub fn describe(&self, err: &Error) -> Failure {
         if let (Error::ClusterNode { node, evidence }, Some(url), Some(name)) =
-            (err.cause(), &self.redis, &self.name)
+            (err.root_cause(), &self.redis, &self.name)
         {
             return Failure::error(format!(
                 "bloom '{name}' at {url}: {node} is a Redis Cluster node ({evidence}): add \
