@@ -16,7 +16,7 @@ mod directory;
 mod external;
 pub mod format;
 mod key;
-mod sqlite;
+pub mod sqlite;
 mod value;
 mod wrapping;
 
@@ -32,5 +32,5 @@ pub use external::{
 };
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
 pub use sqlite::{identify_sqlite, SqliteInfo};
-pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};
+pub use value::{decode_envelope, decode_exists_value, decode_record_value, Envelope, RecordValue};
 pub use wrapping::{unwrap_value, Unwrapped};
