@@ -40,11 +40,9 @@ use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 
 fn open(dir: &str, mmap: bool, verify: bool, cache_mb: u64) -> Db {
-    let opts = DbOptions {
-        block_cache: Some(Arc::new(BlockCache::new(cache_mb << 20))),
-        verify_checksums: verify,
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default()
+        .block_cache(Some(Arc::new(BlockCache::new(cache_mb << 20))))
+        .verify_checksums(verify);
     let db = if mmap {
         // SAFETY: `open_mmap` requires that no table is truncated or rewritten in place while
         // the `Db` lives. The directory is the benchmark's own copy (the script gives LevelDB
@@ -121,15 +119,14 @@ fn bulk(dir: &str, n: u64, shuffled: bool, memory_mb: u64, parallel: bool) -> St
         eprintln!("bulk {dir}: {e}");
         std::process::exit(2)
     };
-    let opts = BulkOptions {
-        table: Options::default()
+    let opts = BulkOptions::default().table(
+        Options::default()
             .bloom(10)
             .block_size(4096)
             .block_restart_interval(16)
             .compression(Compression::Snappy)
             .parallel_compression(parallel),
-        ..BulkOptions::default()
-    };
+    );
     // The entries are made before the clock starts, in load order, as on the C++ side.
     let entries: Vec<(Vec<u8>, Vec<u8>)> = order
         .iter()

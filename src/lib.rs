@@ -11,14 +11,14 @@
 //!   [`TableReader::get`] is the point lookup: it consults the filter *before* reading a
 //!   data block and answers with a [`Lookup`] (found, deleted, not found). Cursors never
 //!   skip a damaged block; every block's checksum is verified unless
-//!   [`ReaderOptions::verify_checksums`] is turned off.
+//!   [`OpenOptions::verify_checksums`] is turned off.
 //! - Tables written by a LevelDB database (internal keys: user key + sequence/type tag) are
 //!   detected and read as they are: a lookup takes a user key and
 //!   [`ReadOptions::snapshot`].
 //! - [`db`]: a LevelDB directory ([`Db`], read-only, with the same [`Lookup`] answers) and
 //!   the pieces its writers use (logs, write batches, the MANIFEST, compaction output).
 //!   An application's order (a comparator of its own) reaches the database reader through
-//!   [`db::DbOptions::comparators`].
+//!   [`db::reader::DbOptions::comparators`].
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer, internal
 //!   keys) and helpers for tools (memory maps, atomic files, a read-counting source) are
 //!   public under [`raw`].
@@ -26,7 +26,7 @@
 //!   `sst-bloom` crate (`bloom/`, `docs/bloom.md`), so table users build no Redis client.
 //!
 //! ```
-//! use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+//! use leveldb_table::{Lookup, Options, ReadOptions, OpenOptions, TableBuilder, TableReader};
 //!
 //! # fn main() -> leveldb_table::Result<()> {
 //! let opts = Options::default().bloom(10);
@@ -35,7 +35,7 @@
 //! builder.add(b"banana", b"yellow")?;
 //! let (bytes, _stats) = builder.finish()?;
 //!
-//! let table = TableReader::open(bytes, ReaderOptions::default())?;
+//! let table = TableReader::open(bytes, OpenOptions::default())?;
 //! let read = ReadOptions::default();
 //! assert_eq!(table.get(b"banana", &read)?.value(), Some(&b"yellow"[..]));
 //! assert_eq!(table.get(b"cherry", &read)?, Lookup::NotFound);
@@ -72,13 +72,18 @@ pub mod filter;
 pub mod refilter;
 pub mod table;
 
+/// The README's Rust examples, compiled and run as doc tests (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;
+
 pub use cache::BlockCache;
 pub use cursor::Cursor;
 pub use db::reader::Db;
 pub use error::{Error, Result};
 pub use filter::FilterPolicy;
 pub use io::RandomAccess;
-pub use options::{Compression, Options, ReadOptions, ReaderOptions};
+pub use options::{Compression, OpenOptions, Options, ReadOptions};
 pub use table::{Lookup, TableBuilder, TableReader};
 pub use util::comparator::{BytewiseComparator, Comparator};
 

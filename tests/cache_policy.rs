@@ -10,8 +10,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression, Options,
-    ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression,
+    OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 
 /// Entries per data block (block size 4096: a block closes once it reaches 4096 bytes).
@@ -56,7 +56,7 @@ fn table(
     }
     b.finish().unwrap();
     let cache = Arc::new(BlockCache::with_policy(cache_blocks * 4096, policy).record_links(links));
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(cache.clone()));
     let file = CountingReader::new(File::open(&path).unwrap());

@@ -8,8 +8,8 @@ use leveldb_table::raw::{Block, BlockBuilder};
 use leveldb_table::Cursor;
 use leveldb_table::{
     error::DecompressError, raw::format::BlockHandle, raw::CountingReader, table::FilterStatus,
-    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy, Options,
-    ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy,
+    OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 
 fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
@@ -24,8 +24,8 @@ fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
     b.finish().unwrap().0
 }
 
-fn plain() -> ReaderOptions {
-    ReaderOptions::default().keys(KeyFormat::Plain)
+fn plain() -> OpenOptions {
+    OpenOptions::default().keys(KeyFormat::Plain)
 }
 
 /// Flips one byte inside the value of the first entry of the data block at `h`.
@@ -351,7 +351,7 @@ impl leveldb_table::Comparator for IgnoreTrailingSpaces {
 #[test]
 fn keys_equal_under_other_bytes_are_found_past_the_filter() {
     for identical in [false, true] {
-        let mut o = Options::default().bloom(10).internal_keys(true);
+        let mut o = Options::default().bloom(10).keys(KeyFormat::Internal);
         o.comparator = Arc::new(IgnoreTrailingSpaces { identical });
         let mut b = TableBuilder::new(Vec::new(), &o).unwrap();
         for (i, k) in [&b"apple"[..], b"banana", b"cherry"].iter().enumerate() {
@@ -363,7 +363,7 @@ fn keys_equal_under_other_bytes_are_found_past_the_filter() {
             b.add(&ik, b"v").unwrap();
         }
         let bytes = b.finish().unwrap().0;
-        let mut r = ReaderOptions::default().keys(KeyFormat::Internal);
+        let mut r = OpenOptions::default().keys(KeyFormat::Internal);
         r.comparator = Arc::new(IgnoreTrailingSpaces { identical });
         let t = TableReader::open(bytes, r).unwrap();
         let read = ReadOptions::default();

@@ -17,7 +17,7 @@ use leveldb_table::{db::engine::MemCursor, db::engine::TableFile, Cursor};
 use leveldb_table::{db::engine::MemTable, db::engine::Origin};
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, table::KeyFormat,
-    BytewiseComparator, Options, ReadOptions, ReaderOptions, TableReader,
+    BytewiseComparator, OpenOptions, Options, ReadOptions, TableReader,
 };
 
 struct Write {
@@ -106,13 +106,12 @@ fn compact(
         .collect();
     let mut merged = MergingCursor::new(children, icmp);
     merged.seek_to_first();
-    let opts = CompactionOptions {
-        table: Options::default().bloom(10),
-        target_file_size: 2048,
-        smallest_snapshot,
-        bottommost: true,
-        level: 1,
-    };
+    let opts = CompactionOptions::default()
+        .table(Options::default().bloom(10))
+        .target_file_size(2048)
+        .smallest_snapshot(smallest_snapshot)
+        .bottommost(true)
+        .level(1);
     let mut n = 10;
     let stats = write_compaction_output(&mut merged, dir, &opts, || {
         n += 1;
@@ -132,7 +131,7 @@ fn open_all(
         .map(|f| {
             let src: TableFile =
                 Box::new(std::fs::File::open(dir.join(format!("{:06}.ldb", f.number))).unwrap());
-            TableReader::open(src, ReaderOptions::default().keys(KeyFormat::Internal)).unwrap()
+            TableReader::open(src, OpenOptions::default().keys(KeyFormat::Internal)).unwrap()
         })
         .collect()
 }

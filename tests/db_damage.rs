@@ -23,10 +23,7 @@ fn copy_of(name: &str) -> tempfile::TempDir {
 }
 
 fn salvage() -> DbOptions {
-    DbOptions {
-        salvage: true,
-        ..DbOptions::default()
-    }
+    DbOptions::default().salvage(true)
 }
 
 fn live_log(dir: &Path) -> PathBuf {

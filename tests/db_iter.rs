@@ -72,10 +72,7 @@ fn real_directories_read_backward() {
 #[test]
 fn salvage_walks_refuse_to_go_backward() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/db/basic");
-    let opts = DbOptions {
-        salvage: true,
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default().salvage(true);
     let db = Db::open(dir, opts).unwrap();
     let mut v = db.iter(&ReadOptions::default());
     v.seek_to_last();

@@ -59,10 +59,7 @@ fn records_salvaged_from_damaged_files_are_located_too() {
     bytes[50] ^= 0x10;
     std::fs::write(&t, &bytes).unwrap();
     std::fs::remove_file(d.path().join("MANIFEST-000002")).unwrap();
-    let opts = DbOptions {
-        salvage: true,
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default().salvage(true);
     let db = Db::open(d.path(), opts).unwrap();
     let all = records(&db).unwrap();
     assert!(all.iter().any(|r| r.file == "000005.ldb"));

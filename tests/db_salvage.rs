@@ -7,6 +7,7 @@
 //! The first tests are the bug reports (a directory without CURRENT and MANIFEST; a
 //! damaged table block).
 
+use leveldb_table::table::KeyFormat;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -35,11 +36,9 @@ fn copy_of(name: &str) -> tempfile::TempDir {
 
 /// Salvage or not; bytewise as the order given, or none.
 fn opts(salvage: bool, bytewise: bool) -> DbOptions {
-    DbOptions {
-        salvage,
-        order: bytewise.then(|| Arc::new(BytewiseComparator) as Arc<_>),
-        ..DbOptions::default()
-    }
+    DbOptions::default()
+        .salvage(salvage)
+        .order(bytewise.then(|| Arc::new(BytewiseComparator) as Arc<_>))
 }
 
 #[test]
@@ -114,7 +113,7 @@ fn keys_in_no_known_order_are_refused_with_where_each_order_breaks() {
     let d = copy_of("basic");
     remove(d.path(), |n| n == "CURRENT" || n.starts_with("MANIFEST"));
     // One more table, written by our builder in descending key order.
-    let mut o = leveldb_table::Options::default().internal_keys(true);
+    let mut o = leveldb_table::Options::default().keys(KeyFormat::Internal);
     o.comparator = Arc::new(Reverse);
     let f = std::fs::File::create(d.path().join("000099.ldb")).unwrap();
     let mut b = leveldb_table::TableBuilder::new(f, &o).unwrap();
@@ -132,22 +131,18 @@ fn keys_in_no_known_order_are_refused_with_where_each_order_breaks() {
         "{msg}"
     );
     // Given the order it is in, it opens (a comparator the caller supplies).
-    let given = DbOptions {
-        salvage: true,
-        order: Some(Arc::new(Reverse)),
-        ..DbOptions::default()
-    };
+    let given = DbOptions::default()
+        .salvage(true)
+        .order(Some(Arc::new(Reverse)));
     let e = Db::open(d.path(), given).err().unwrap();
     assert!(
         e.to_string().contains("not in the test.Reverse order"),
         "the other tables are not in that order: {e}"
     );
     remove(d.path(), |n| n != "000099.ldb");
-    let given = DbOptions {
-        salvage: true,
-        order: Some(Arc::new(Reverse)),
-        ..DbOptions::default()
-    };
+    let given = DbOptions::default()
+        .salvage(true)
+        .order(Some(Arc::new(Reverse)));
     let db = Db::open(d.path(), given).unwrap();
     assert_eq!(db.comparator_name(), "test.Reverse");
     assert_eq!(check_agreement(&db).len(), 3);

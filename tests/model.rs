@@ -9,8 +9,8 @@ use std::sync::Arc;
 use leveldb_table::raw::{Block, BlockBuilder};
 use leveldb_table::Cursor;
 use leveldb_table::{
-    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, BytewiseComparator, Compression, OpenOptions, Options,
+    ReadOptions, TableBuilder, TableReader,
 };
 use proptest::prelude::*;
 
@@ -114,7 +114,7 @@ proptest! {
         }
         let (bytes, stats) = b.finish().unwrap();
         prop_assert_eq!(stats.entries, model.len() as u64);
-        let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
+        let mut ro = OpenOptions::default().keys(KeyFormat::Plain);
         if cached {
             ro = ro.block_cache(Some(Arc::new(BlockCache::new(1 << 16))));
         }
@@ -174,7 +174,7 @@ proptest! {
             b.add(k, v).unwrap();
         }
         let bytes = bytes::Bytes::from(b.finish().unwrap().0);
-        let ro = ReaderOptions::default()
+        let ro = OpenOptions::default()
             .keys(KeyFormat::Plain)
             .block_cache(Some(Arc::new(BlockCache::new(1 << 20))));
         let table = TableReader::open(bytes, ro).unwrap();
@@ -238,7 +238,7 @@ proptest! {
         let mut c = a.clone();
         c.push(0);
         t.add(&c, b"3").unwrap();
-        let table = TableReader::open(t.finish().unwrap().0, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
+        let table = TableReader::open(t.finish().unwrap().0, OpenOptions::default().keys(KeyFormat::Plain)).unwrap();
         prop_assert_eq!(table.get(&c, &Default::default()).map(|l| l.into_value()).unwrap(), Some(b"3".to_vec()));
     }
 }

@@ -19,7 +19,7 @@ const ROOT: &[&str] = &[
     "Options",
     "RandomAccess",
     "ReadOptions",
-    "ReaderOptions",
+    "OpenOptions",
     "Result",
     "TableBuilder",
     "TableReader",
@@ -102,7 +102,7 @@ fn the_counter_sees_grouped_uses_modules_and_skips_nested_ones() {
 mod resolve {
     use leveldb_table::{
         cursor, db, error, filter, raw, refilter, table, BlockCache, BytewiseComparator,
-        Comparator, Compression, Cursor, Db, Error, FilterPolicy, Lookup, Options, RandomAccess,
-        ReadOptions, ReaderOptions, Result, TableBuilder, TableReader,
+        Comparator, Compression, Cursor, Db, Error, FilterPolicy, Lookup, OpenOptions, Options,
+        RandomAccess, ReadOptions, Result, TableBuilder, TableReader,
     };
 }

@@ -3,13 +3,12 @@
 //! range (plain keys and a database's internal keys, bounds given as user keys), and a
 //! damaged block ends the entries with an error item, never silently.
 
+use leveldb_table::table::KeyFormat;
 use std::ops::Bound;
 
 use leveldb_table::error::BlockKind;
 use leveldb_table::raw::internal_key::{internal_key, parse_internal_key, ValueType};
-use leveldb_table::{
-    Cursor, Error, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
-};
+use leveldb_table::{Cursor, Error, OpenOptions, Options, ReadOptions, TableBuilder, TableReader};
 
 /// An item of a table's std iterator.
 type Entry = Result<(Vec<u8>, Vec<u8>), Error>;
@@ -33,7 +32,7 @@ fn table() -> Vec<u8> {
 
 #[test]
 fn a_cursor_not_positioned_starts_at_the_first_entry() {
-    let t = TableReader::open(table(), ReaderOptions::default()).unwrap();
+    let t = TableReader::open(table(), OpenOptions::default()).unwrap();
     let read = ReadOptions::default();
     let mut n = 0;
     for e in t.iter(&read) {
@@ -57,12 +56,12 @@ fn a_cursor_not_positioned_starts_at_the_first_entry() {
 #[test]
 fn a_damaged_block_ends_the_entries_with_an_error() {
     let mut bytes = table();
-    let clean = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+    let clean = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
     let blocks = clean.data_block_handles().unwrap();
     assert!(blocks.len() > 20, "{} blocks", blocks.len());
     let damaged = blocks[5].1;
     bytes[damaged.offset as usize + 10] ^= 0x40;
-    let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(bytes, OpenOptions::default()).unwrap();
     let read = ReadOptions::default();
     let items: Vec<_> = t.iter(&read).into_iter().collect();
     let (last, entries) = items.split_last().unwrap();
@@ -89,7 +88,7 @@ fn a_damaged_block_ends_the_entries_with_an_error() {
 #[test]
 fn ranges_of_a_database_table_take_user_keys() {
     // A database's table: versions of user keys u0..u9, three each (sequences descending).
-    let opts = Options::default().internal_keys(true);
+    let opts = Options::default().keys(KeyFormat::Internal);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     let mut seq = 1000;
     for u in 0..10u8 {
@@ -99,7 +98,7 @@ fn ranges_of_a_database_table_take_user_keys() {
             seq -= 1;
         }
     }
-    let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(b.finish().unwrap().0, OpenOptions::default()).unwrap();
     assert!(t.is_internal());
     let read = ReadOptions::default();
     let users = |r: Vec<Entry>| -> Vec<Vec<u8>> {

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::db::reader::Db;
 use leveldb_table::ReadOptions;
 
 use crate::dom_storage::{
@@ -120,10 +120,7 @@ fn origin_of_storage_key(key: &[u8]) -> String {
 }
 
 fn open_leveldb(dir: &Path) -> Result<Db> {
-    let opts = DbOptions {
-        salvage: true,
-        ..crate::db_options()
-    };
+    let opts = crate::db_options().salvage(true);
     Ok(Db::open(dir, opts)?)
 }
 

@@ -34,11 +34,7 @@ fn opts(salvage: bool, order: Option<&str>) -> DbOptions {
         Some(_) => Some(Arc::new(BytewiseComparator)),
         None => None,
     };
-    DbOptions {
-        salvage,
-        order,
-        ..sst_chrome::db_options()
-    }
+    sst_chrome::db_options().salvage(salvage).order(order)
 }
 
 #[test]

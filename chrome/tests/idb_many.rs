@@ -262,10 +262,7 @@ fn a_damaged_catalog_is_an_error_or_says_it_is_partial() {
     let e = idb_catalog(&db).unwrap_err();
     assert!(matches!(e, sst_chrome::Error::Db(_)), "{e}");
     assert!(e.to_string().contains("000005.ldb"), "{e}");
-    let salvage = leveldb_table::db::reader::DbOptions {
-        salvage: true,
-        ..sst_chrome::db_options()
-    };
+    let salvage = sst_chrome::db_options().salvage(true);
     let db = Db::open(d.path(), salvage).unwrap();
     let c = idb_catalog(&db).unwrap();
     let why = c.partial.as_deref().expect("partial");

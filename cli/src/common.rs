@@ -7,7 +7,7 @@ use std::path::Path;
 
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
-use leveldb_table::{table::KeyFormat, Error, ReadOptions, ReaderOptions};
+use leveldb_table::{table::KeyFormat, Error, OpenOptions, ReadOptions};
 
 /// Everything worked; for `get`, every key was found.
 pub const EXIT_OK: i32 = 0;
@@ -65,8 +65,8 @@ pub struct Global {
 
 impl Global {
     /// Reader options for opening a table.
-    pub fn reader_options(&self) -> ReaderOptions {
-        ReaderOptions::default()
+    pub fn reader_options(&self) -> OpenOptions {
+        OpenOptions::default()
             .keys(self.keys)
             .verify_checksums(self.verify)
     }

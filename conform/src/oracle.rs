@@ -8,7 +8,7 @@ use leveldb_table::db::reader::{DbOptions, KnownOrder};
 use leveldb_table::raw::compress::name as compression_name;
 use leveldb_table::raw::format::{BlockHandle, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use leveldb_table::table::KeyFormat;
-use leveldb_table::{Comparator, Db, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::{Comparator, Db, OpenOptions, ReadOptions, TableReader};
 
 use crate::protocol::Entry;
 
@@ -23,7 +23,7 @@ pub(crate) struct Layout {
 fn open(bytes: &[u8]) -> Result<TableReader<&[u8]>, String> {
     // Keys as stored: plain, whatever they look like (an internal-key table is read the
     // same way; only lookups would differ).
-    let opts = ReaderOptions::default().keys(KeyFormat::Plain);
+    let opts = OpenOptions::default().keys(KeyFormat::Plain);
     TableReader::open(bytes, opts).map_err(|e| e.to_string())
 }
 
@@ -39,10 +39,7 @@ pub(crate) fn table_entries(bytes: &[u8]) -> Result<Vec<Entry>, String> {
 }
 
 fn db_options(comparators: &[Arc<dyn Comparator>]) -> DbOptions {
-    DbOptions {
-        comparators: comparators.iter().cloned().map(KnownOrder::new).collect(),
-        ..DbOptions::default()
-    }
+    DbOptions::default().comparators(comparators.iter().cloned().map(KnownOrder::new).collect())
 }
 
 /// The live view of a directory, checksums verified, in its MANIFEST's order (the

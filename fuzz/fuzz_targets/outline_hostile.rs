@@ -23,7 +23,7 @@ use bytes::Bytes;
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::{
     table::KeyFormat, BlockCache, Compression, Lookup, Options, RandomAccess, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    OpenOptions, TableBuilder, TableReader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -86,7 +86,7 @@ fuzz_target!(|data: &[u8]| {
         .block_size(256)
         .block_restart_interval(restart_interval)
         .bloom(10)
-        .internal_keys(true);
+        .keys(KeyFormat::Internal);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (k, versions) in &model {
         for (s, v) in versions {
@@ -99,7 +99,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let file = Arc::new(RwLock::new(b.finish().unwrap().0));
     let reader = |verify| {
-        let ro = ReaderOptions::default()
+        let ro = OpenOptions::default()
             .keys(KeyFormat::Internal)
             .block_cache(Some(Arc::new(BlockCache::new(300))))
             .verify_checksums(verify);

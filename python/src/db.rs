@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::db::reader::Db;
 use leveldb_table::Comparator;
 use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
@@ -91,11 +91,9 @@ impl PyDb {
     #[pyo3(signature = (path, salvage = false, verify_checksums = true))]
     fn new(py: Python<'_>, path: PathBuf, salvage: bool, verify_checksums: bool) -> PyResult<Self> {
         // Chrome's IndexedDB order is among those a MANIFEST may name.
-        let opts = DbOptions {
-            salvage,
-            verify_checksums,
-            ..sst_chrome::db_options()
-        };
+        let opts = sst_chrome::db_options()
+            .salvage(salvage)
+            .verify_checksums(verify_checksums);
         let shown = path.display().to_string();
         let db = match py.detach(|| Db::open(&path, opts)) {
             Ok(db) => db,

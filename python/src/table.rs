@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
-    table::FilterStatus, table::KeyFormat, Comparator, Lookup, ReadOptions, ReaderOptions,
+    table::FilterStatus, table::KeyFormat, Comparator, Lookup, OpenOptions, ReadOptions,
     TableReader,
 };
 use pyo3::exceptions::PyValueError;
@@ -46,7 +46,7 @@ impl PyTable {
         keys: &str,
         verify_checksums: bool,
     ) -> PyResult<Self> {
-        let mut opts = ReaderOptions::default().verify_checksums(verify_checksums);
+        let mut opts = OpenOptions::default().verify_checksums(verify_checksums);
         opts = opts.keys(match keys {
             "auto" => KeyFormat::Auto,
             "plain" => KeyFormat::Plain,

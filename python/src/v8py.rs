@@ -164,8 +164,7 @@ fn date<'py>(py: Python<'py>, c: &Classes, ms: f64) -> PyResult<Bound<'py, PyAny
     c.datetime.bind(py).call1(args)
 }
 
-/// Year, month, day of a day count from 1970-01-01 (the proleptic Gregorian calendar;
-/// Howard Hinnant's `civil_from_days`).
+/// Year, month, day of days since 1970-01-01 (proleptic Gregorian; Hinnant's `civil_from_days`).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);

@@ -120,25 +120,15 @@ impl VerifyReport {
 /// error listing it; or its owner rewrote it under every attempt to read one state.
 pub fn verify(dir: impl AsRef<std::path::Path>, opts: DbOptions) -> Result<VerifyReport> {
     let dir = dir.as_ref();
-    let opts = DbOptions {
-        salvage: true,
-        verify_checksums: true,
-        ..opts
-    };
+    let opts = opts.salvage(true).verify_checksums(true);
     let db = Db::open(dir, opts.clone())?;
     if db.is_repair_view() {
         // No usable MANIFEST: the error opening without salvage names it.
-        return Err(Db::open(
-            dir,
-            DbOptions {
-                salvage: false,
-                ..opts
-            },
-        )
-        .err()
-        .unwrap_or(Error::BadCurrent {
-            reason: "the MANIFEST changed while it was read".into(),
-        }));
+        return Err(Db::open(dir, opts.salvage(false))
+            .err()
+            .unwrap_or(Error::BadCurrent {
+                reason: "the MANIFEST changed while it was read".into(),
+            }));
     }
     let manifest = db.manifest_name().unwrap_or_default().to_string();
     let mut r = VerifyReport {

@@ -210,12 +210,12 @@ impl<R: RandomAccess> TableReader<R> {
     /// data block), block.
     ///
     /// ```
-    /// use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+    /// use leveldb_table::{Lookup, Options, ReadOptions, OpenOptions, TableBuilder, TableReader};
     ///
     /// # fn main() -> leveldb_table::Result<()> {
     /// let mut b = TableBuilder::new(Vec::new(), &Options::default().bloom(10))?;
     /// b.add(b"k", b"v")?;
-    /// let table = TableReader::open(b.finish()?.0, ReaderOptions::default())?;
+    /// let table = TableReader::open(b.finish()?.0, OpenOptions::default())?;
     /// let read = ReadOptions::default();
     /// assert_eq!(table.get(b"k", &read)?.into_value(), Some(b"v".to_vec()));
     /// assert_eq!(table.get(b"x", &read)?, Lookup::NotFound);

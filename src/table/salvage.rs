@@ -155,7 +155,7 @@ struct Found {
 /// Finds the blocks of a table whose footer or index is lost, by their checksums, and
 /// returns the entries of its data blocks in file order, with the damaged stretches.
 ///
-/// `profile` says how compression id 2 is read (as [`crate::ReaderOptions`]).
+/// `profile` says how compression id 2 is read (as [`crate::OpenOptions`]).
 pub fn salvage_bytes(file: &[u8], profile: CompressionProfile) -> Vec<Salvaged> {
     let rb = ReadBlockOptions {
         verify_checksum: true,

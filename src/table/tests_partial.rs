@@ -18,7 +18,7 @@ use crate::error::BlockKind;
 use crate::format::{self, MAX_SEQUENCE};
 use crate::internal_key::ValueType;
 use crate::io::RandomAccess;
-use crate::options::{Compression, KeyFormat, Options, ReadOptions, ReaderOptions};
+use crate::options::{Compression, KeyFormat, OpenOptions, Options, ReadOptions};
 use crate::table_builder::TableBuilder;
 
 /// A table file the test can damage while a reader has it open.
@@ -74,7 +74,7 @@ fn build(n: usize, restart_interval: usize) -> (Vec<u8>, Model) {
         .block_restart_interval(restart_interval)
         .compression(Compression::Snappy)
         .bloom(10)
-        .internal_keys(true);
+        .keys(KeyFormat::Internal);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (k, versions) in &model {
         for (seq, v) in versions {
@@ -125,7 +125,7 @@ fn probes(n: usize) -> Vec<(Vec<u8>, u64)> {
 /// A reader over `bytes` whose cache holds about two blocks.
 fn small_cache_reader(bytes: Arc<RwLock<Vec<u8>>>, verify: bool) -> TableReader<Shared> {
     let cache = Arc::new(BlockCache::new(2 * 4400));
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Internal)
         .block_cache(Some(cache))
         .verify_checksums(verify);
@@ -194,7 +194,7 @@ fn plain_tables_take_the_same_path_past_the_cache() {
         b.add(k, v).unwrap();
     }
     let bytes = b.finish().unwrap().0;
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(Arc::new(BlockCache::new(2 * 4400))));
     let t = TableReader::open(Shared(Arc::new(RwLock::new(bytes))), ro).unwrap();

@@ -83,11 +83,9 @@ pub fn run(a: &Args) -> CmdResult {
     if !a.no_filter {
         table = table.bloom(a.bloom_bits);
     }
-    let opts = BulkOptions {
-        table,
-        target_file_size: a.table_size,
-        ..BulkOptions::default()
-    };
+    let opts = BulkOptions::default()
+        .table(table)
+        .target_file_size(a.table_size);
     let mut input = Input::open(&a.input)?;
     let pb = progress(&a.input.from);
     let fail = |e: leveldb_table::Error| Failure::error(format!("{}: {e}", a.dir.display()));

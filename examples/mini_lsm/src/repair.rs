@@ -191,15 +191,14 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
     };
     merged.seek_to_first();
     let first_new = next_file;
-    let copts = CompactionOptions {
-        table: table_options(opts),
-        target_file_size: opts.max_file_size,
+    let copts = CompactionOptions::default()
+        .table(table_options(opts))
+        .target_file_size(opts.max_file_size)
         // Above every sequence (but below the "no version seen yet" mark, the largest
         // sequence): only a key's newest version is kept.
-        smallest_snapshot: (u64::MAX >> 8) - 1,
-        bottommost: true,
-        level: 1,
-    };
+        .smallest_snapshot((u64::MAX >> 8) - 1)
+        .bottommost(true)
+        .level(1);
     let stats = write_compaction_output(&mut merged, dir, &copts, || {
         next_file += 1;
         next_file - 1

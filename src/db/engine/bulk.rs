@@ -28,11 +28,12 @@ use crate::error::{Error, Result};
 use crate::format::coding;
 use crate::format::TYPE_VALUE;
 use crate::internal_key;
-use crate::options::Options;
+use crate::options::{KeyFormat, Options};
 use crate::table_builder::TableBuilder;
 
-/// How a bulk build writes its tables.
+/// How a bulk build writes its tables; set with setters named as the fields.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct BulkOptions {
     /// Table options (compression, block size, filter). Keys are written as internal keys
     /// with the bytewise comparator whatever `comparator` says here.
@@ -50,6 +51,26 @@ impl Default for BulkOptions {
             target_file_size: TARGET_FILE_SIZE,
             level: NUM_LEVELS - 1,
         }
+    }
+}
+
+impl BulkOptions {
+    /// Sets [`table`](Self::table).
+    pub fn table(mut self, table: Options) -> Self {
+        self.table = table;
+        self
+    }
+
+    /// Sets [`target_file_size`](Self::target_file_size).
+    pub fn target_file_size(mut self, target_file_size: u64) -> Self {
+        self.target_file_size = target_file_size;
+        self
+    }
+
+    /// Sets [`level`](Self::level).
+    pub fn level(mut self, level: usize) -> Self {
+        self.level = level;
+        self
     }
 }
 
@@ -82,7 +103,8 @@ pub struct BulkBuilder {
     /// The previous key (valid when `entries > 0`), reused: no allocation per entry.
     last_key: Vec<u8>,
     ikey: Vec<u8>,
-    failed: bool,
+    /// The first error, rendered, once the build failed (it takes no more input).
+    failed: Option<String>,
     syncer: Syncer,
 }
 
@@ -168,10 +190,11 @@ impl BulkBuilder {
             .unwrap_or_default();
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}.bulk-"))
-            .tempdir_in(&parent)?;
+            .tempdir_in(&parent)
+            .map_err(|e| Error::from(e).in_file(parent.display()))?;
         let mut table_opts = opts.table.clone();
         table_opts.comparator = std::sync::Arc::new(crate::util::comparator::BytewiseComparator);
-        let table_opts = table_opts.internal_keys(true);
+        let table_opts = table_opts.keys(KeyFormat::Internal);
         Ok(BulkBuilder {
             target,
             tmp: Some(tmp),
@@ -182,7 +205,7 @@ impl BulkBuilder {
             next_number: 2,
             last_key: Vec::new(),
             ikey: Vec::new(),
-            failed: false,
+            failed: None,
             syncer: Syncer::start(),
         })
     }
@@ -195,24 +218,29 @@ impl BulkBuilder {
     /// Adds an entry; keys must increase strictly (bytewise). Entry i gets sequence i + 1.
     ///
     /// # Errors
-    /// [`Error::OutOfOrder`] for a key not above the previous one (the build then fails);
-    /// I/O errors.
+    /// [`Error::OutOfOrder`] for a key not above the previous one; I/O errors, in
+    /// [`Error::InFile`] naming the table being written. The build then fails: later calls
+    /// give [`Error::BuilderFailed`].
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        if self.failed {
-            return Err(Error::InvalidArgument(
-                "the bulk build failed earlier".into(),
-            ));
-        }
-        if self.stats.entries > 0 && key <= self.last_key.as_slice() {
-            self.failed = true;
-            return Err(Error::OutOfOrder {
-                previous: self.last_key.clone(),
-                got: key.to_vec(),
+        if let Some(first) = &self.failed {
+            return Err(Error::BuilderFailed {
+                first: first.clone(),
             });
         }
-        let r = self.add_inner(key, value);
-        if r.is_err() {
-            self.failed = true;
+        if self.stats.entries > 0 && key <= self.last_key.as_slice() {
+            let e = Error::OutOfOrder {
+                previous: self.last_key.clone(),
+                got: key.to_vec(),
+            };
+            self.failed = Some(e.to_string());
+            return Err(e);
+        }
+        let number = self.current.as_ref().map_or(self.next_number, |t| t.number);
+        let r = self
+            .add_inner(key, value)
+            .map_err(|e| e.io_in(self.dir().join(table_file_name(number)).display()));
+        if let Err(e) = &r {
+            self.failed = Some(e.to_string());
         }
         r
     }
@@ -276,14 +304,18 @@ impl BulkBuilder {
     /// into place (after fsyncing every file and the directory).
     ///
     /// # Errors
-    /// I/O errors, an earlier failure, or a target that appeared meanwhile; nothing is left
-    /// at the target then.
+    /// I/O errors (in [`Error::InFile`], naming the target), an earlier failure
+    /// ([`Error::BuilderFailed`]), or a target that appeared meanwhile; nothing is left at
+    /// the target then.
     pub fn finish(mut self) -> Result<BulkStats> {
-        if self.failed {
-            return Err(Error::InvalidArgument(
-                "the bulk build failed earlier".into(),
-            ));
+        if let Some(first) = self.failed.take() {
+            return Err(Error::BuilderFailed { first });
         }
+        let shown = self.target.display().to_string();
+        self.finish_inner().map_err(|e| e.io_in(shown))
+    }
+
+    fn finish_inner(&mut self) -> Result<BulkStats> {
         self.close_table()?;
         self.syncer.wait()?;
         let manifest = self.next_number;
@@ -314,9 +346,9 @@ impl BulkBuilder {
         cur.sync_all()?;
         File::open(&dir)?.sync_all()?;
         if self.target.exists() {
-            return Err(Error::InvalidArgument(format!(
-                "{} appeared during the build",
-                self.target.display()
+            return Err(Error::from(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "it appeared during the build",
             )));
         }
         let tmp = self.tmp.take().map(tempfile::TempDir::keep);

@@ -20,18 +20,19 @@ use std::path::Path;
 
 use crate::cursor::Cursor;
 use crate::db::files::table_file_name;
-use crate::db::files::NewFile;
+use crate::db::files::{NewFile, TARGET_FILE_SIZE};
 use crate::error::{Error, Result};
 use crate::format::MAX_SEQUENCE;
 use crate::internal_key::{self, ValueType};
-use crate::options::Options;
+use crate::options::{KeyFormat, Options};
 use crate::table_builder::file::TableFileBuilder;
 
-/// How compaction output is written.
+/// How compaction output is written; set with setters named as the fields.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CompactionOptions {
     /// Table options, with the user comparator and filter (keys are written as internal
-    /// keys: [`Options::internal_keys`] is applied here).
+    /// keys: [`Options::keys`] is set to [`KeyFormat::Internal`] here).
     pub table: Options,
     /// A table is closed at the first user-key boundary after it reaches this many bytes.
     pub target_file_size: u64,
@@ -43,6 +44,52 @@ pub struct CompactionOptions {
     pub bottommost: bool,
     /// The level the files are for (recorded in their [`NewFile`]s).
     pub level: u32,
+}
+
+impl Default for CompactionOptions {
+    /// LevelDB's table options, 2 MiB tables, no snapshot below the newest entry, not
+    /// bottommost, level 0.
+    fn default() -> Self {
+        CompactionOptions {
+            table: Options::default(),
+            target_file_size: TARGET_FILE_SIZE,
+            smallest_snapshot: MAX_SEQUENCE,
+            bottommost: false,
+            level: 0,
+        }
+    }
+}
+
+impl CompactionOptions {
+    /// Sets [`table`](Self::table).
+    pub fn table(mut self, table: Options) -> Self {
+        self.table = table;
+        self
+    }
+
+    /// Sets [`target_file_size`](Self::target_file_size).
+    pub fn target_file_size(mut self, target_file_size: u64) -> Self {
+        self.target_file_size = target_file_size;
+        self
+    }
+
+    /// Sets [`smallest_snapshot`](Self::smallest_snapshot).
+    pub fn smallest_snapshot(mut self, smallest_snapshot: u64) -> Self {
+        self.smallest_snapshot = smallest_snapshot;
+        self
+    }
+
+    /// Sets [`bottommost`](Self::bottommost).
+    pub fn bottommost(mut self, bottommost: bool) -> Self {
+        self.bottommost = bottommost;
+        self
+    }
+
+    /// Sets [`level`](Self::level).
+    pub fn level(mut self, level: u32) -> Self {
+        self.level = level;
+        self
+    }
 }
 
 /// What a compaction wrote.
@@ -70,7 +117,7 @@ pub fn write_compaction_output(
     opts: &CompactionOptions,
     mut next_number: impl FnMut() -> u64,
 ) -> Result<CompactionStats> {
-    let table_opts = opts.table.clone().internal_keys(true);
+    let table_opts = opts.table.clone().keys(KeyFormat::Internal);
     let ucmp = opts.table.comparator.clone();
     let mut stats = CompactionStats::default();
     let mut current: Option<(TableFileBuilder, u64, Vec<u8>)> = None;
@@ -80,11 +127,13 @@ pub fn write_compaction_output(
     let mut last_seq = MAX_SEQUENCE;
     while input.valid() {
         let key = input.key();
-        let p = internal_key::parse_internal_key(key).ok_or_else(|| {
-            Error::InvalidArgument(format!(
+        let p = internal_key::parse_internal_key(key).ok_or_else(|| Error::Corruption {
+            file: None,
+            offset: None,
+            what: format!(
                 "compaction input: a key of {} bytes is not an internal key",
                 key.len()
-            ))
+            ),
         })?;
         stats.read += 1;
         let new_user = !have_user || ucmp.compare(p.user_key, &user) != std::cmp::Ordering::Equal;

@@ -62,11 +62,12 @@ impl DirLock {
             .write(true)
             .create(true)
             .truncate(false)
-            .open(&path)?;
+            .open(&path)
+            .map_err(|e| Error::from(e).in_file(path.display()))?;
         match crate::util::os::lock_whole_file(&file) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(busy()),
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(Error::from(e).in_file(path.display())),
         }
         set.insert(key.clone());
         Ok(DirLock {

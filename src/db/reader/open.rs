@@ -198,7 +198,7 @@ impl Db {
                 log_keys.into_iter(),
                 given.as_ref().map(|(c, _)| c.clone()),
                 &opts.comparators,
-                opts.verify_checksums,
+                &opts.table,
                 &damage,
             )?;
             for d in damage.all().iter().skip(before) {
@@ -293,14 +293,16 @@ impl Db {
         let last_sequence = state.last_sequence.max(log_max).max(table_max);
 
         let cache = opts
+            .table
             .block_cache
             .clone()
             .unwrap_or_else(|| Arc::new(BlockCache::new(8 << 20)));
-        let mut reader_opts = ReaderOptions::default()
+        let reader_opts = opts
+            .table
+            .clone()
             .keys(KeyFormat::Internal)
             .block_cache(Some(cache))
-            .verify_checksums(opts.verify_checksums);
-        reader_opts.comparator = user;
+            .comparator(user);
         for (number, mut f) in found {
             f.sort(&icmp);
             tables.set_found(number, f);

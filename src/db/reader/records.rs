@@ -32,7 +32,7 @@ use crate::db::salvage::Damage;
 use crate::db::salvage::{EntryPosition, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, ValueType};
-use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
+use crate::options::{KeyFormat, OpenOptions, ReadOptions};
 use crate::table::TableReader;
 
 /// What became of a record.
@@ -312,7 +312,7 @@ fn obsolete_table(
     read: ReadOptions,
     out: &mut Vec<DbRecord>,
 ) -> Result<()> {
-    let opts = ReaderOptions::default()
+    let opts = OpenOptions::default()
         .keys(KeyFormat::Internal)
         .verify_checksums(db.verifies_checksums());
     let profile = opts.compression_profile;

@@ -100,6 +100,11 @@ pub(super) fn key_cmp(a: &[u8], b: &[u8]) -> Ordering {
 
 /// Writes `a` (sorted) to a new unnamed file in `dir`, rewound for reading.
 pub(super) fn write_run(a: &mut Arena, dir: &std::path::Path) -> Result<File> {
+    let named = |e: Error| e.io_in(format!("a sort run in {}", dir.display()));
+    write_run_in(a, dir).map_err(named)
+}
+
+fn write_run_in(a: &mut Arena, dir: &std::path::Path) -> Result<File> {
     let file = tempfile::tempfile_in(dir)?;
     let mut w = BufWriter::with_capacity(1 << 16, file);
     let mut len = Vec::with_capacity(10);

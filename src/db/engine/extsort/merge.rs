@@ -14,6 +14,12 @@ use crate::format::coding;
 /// A spilled run being merged: its reader and its current entry.
 struct Run {
     reader: BufReader<File>,
+    /// Its place among the runs (0: the first written), to name it in an error.
+    number: usize,
+    /// Offset in the run file of the next byte to read.
+    offset: u64,
+    /// Offset in the run file of the entry being read.
+    entry: u64,
     key: Vec<u8>,
     value: Vec<u8>,
 }
@@ -21,8 +27,10 @@ struct Run {
 impl Run {
     /// Reads the next entry into `key`/`value`; false at the end of the run.
     fn advance(&mut self) -> Result<bool> {
+        self.entry = self.offset;
         // Usually the whole entry is in the read buffer: parse it there.
-        let buf = self.reader.fill_buf()?;
+        let number = self.number;
+        let buf = self.reader.fill_buf().map_err(|e| run_io(number, e))?;
         if buf.is_empty() {
             return Ok(false);
         }
@@ -35,43 +43,75 @@ impl Run {
                 self.value.extend_from_slice(v);
                 let used = buf.len() - rest.len();
                 self.reader.consume(used);
+                self.offset += used as u64;
                 return Ok(true);
             }
         }
-        let Some(kl) = read_len(&mut self.reader)? else {
+        let Some(kl) = self.read_len()? else {
             return Ok(false);
         };
-        read_into(&mut self.reader, &mut self.key, kl)?;
-        let vl = read_len(&mut self.reader)?.ok_or_else(ends_inside)?;
-        read_into(&mut self.reader, &mut self.value, vl)?;
+        self.read_into(false, kl)?;
+        let vl = self
+            .read_len()?
+            .ok_or_else(|| self.corrupt("the run ends inside an entry"))?;
+        self.read_into(true, vl)?;
         Ok(true)
     }
-}
 
-fn ends_inside() -> Error {
-    Error::InvalidArgument("a sort run ends inside an entry".into())
-}
-
-fn read_into(r: &mut BufReader<File>, buf: &mut Vec<u8>, len: u32) -> Result<()> {
-    buf.clear();
-    buf.resize(len as usize, 0);
-    r.read_exact(buf)?;
-    Ok(())
-}
-
-fn read_len(r: &mut BufReader<File>) -> Result<Option<u32>> {
-    let mut v: u32 = 0;
-    for i in 0..5 {
-        let mut b = [0u8];
-        if r.read(&mut b)? == 0 {
-            return if i == 0 { Ok(None) } else { Err(ends_inside()) };
-        }
-        v |= u32::from(b[0] & 0x7f) << (7 * i);
-        if b[0] < 0x80 {
-            return Ok(Some(v));
+    /// What a damaged run says: the run and the offset of the entry.
+    fn corrupt(&self, what: &str) -> Error {
+        Error::Corruption {
+            file: Some(format!("sort run {}", self.number)),
+            offset: Some(self.entry),
+            what: what.to_string(),
         }
     }
-    Err(Error::InvalidArgument("a bad length in a sort run".into()))
+
+    fn read_into(&mut self, value: bool, len: u32) -> Result<()> {
+        let buf = if value {
+            &mut self.value
+        } else {
+            &mut self.key
+        };
+        buf.clear();
+        buf.resize(len as usize, 0);
+        match self.reader.read_exact(buf) {
+            Ok(()) => {
+                self.offset += u64::from(len);
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Err(self.corrupt("the run ends inside an entry"))
+            }
+            Err(e) => Err(run_io(self.number, e)),
+        }
+    }
+
+    fn read_len(&mut self) -> Result<Option<u32>> {
+        let mut v: u32 = 0;
+        for i in 0..5 {
+            let mut b = [0u8];
+            let number = self.number;
+            if self.reader.read(&mut b).map_err(|e| run_io(number, e))? == 0 {
+                return if i == 0 {
+                    Ok(None)
+                } else {
+                    Err(self.corrupt("the run ends inside an entry"))
+                };
+            }
+            self.offset += 1;
+            v |= u32::from(b[0] & 0x7f) << (7 * i);
+            if b[0] < 0x80 {
+                return Ok(Some(v));
+            }
+        }
+        Err(self.corrupt("a length that is not a varint32"))
+    }
+}
+
+/// An I/O error reading run `number`, naming it.
+fn run_io(number: usize, e: std::io::Error) -> Error {
+    Error::from(e).in_file(format!("sort run {number}"))
 }
 
 /// Orders runs by current key, then by run number (earlier runs first).
@@ -114,9 +154,12 @@ impl Merger {
     /// The merge of the run files `files` (each rewound, sorted by key).
     pub(super) fn open(files: impl Iterator<Item = File>) -> Result<Merger> {
         let mut runs = Vec::new();
-        for f in files {
+        for (number, f) in files.enumerate() {
             let mut r = Run {
                 reader: BufReader::with_capacity(1 << 16, f),
+                number,
+                offset: 0,
+                entry: 0,
                 key: Vec::new(),
                 value: Vec::new(),
             };
@@ -137,7 +180,7 @@ impl Merger {
     }
 
     /// The next entry of the merge, lent until the next call.
-    fn next(&mut self) -> Result<Option<(&[u8], &[u8])>> {
+    pub(super) fn next(&mut self) -> Result<Option<(&[u8], &[u8])>> {
         let Merger {
             runs,
             heap,

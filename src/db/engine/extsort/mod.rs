@@ -168,7 +168,11 @@ impl ExternalSorter {
     /// The directory of the run files (created on first use).
     fn run_dir(&mut self) -> Result<std::path::PathBuf> {
         if self.dir.is_none() {
-            self.dir = Some(tempfile::tempdir()?);
+            let tmp = std::env::temp_dir();
+            self.dir =
+                Some(tempfile::tempdir_in(&tmp).map_err(|e| {
+                    Error::from(e).in_file(format!("{} (sort runs)", tmp.display()))
+                })?);
         }
         Ok(self
             .dir
@@ -189,9 +193,9 @@ impl ExternalSorter {
                 Ok(Some(a))
             }
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(Error::InvalidArgument(
-                "the thread writing a sorted run panicked".into(),
-            )),
+            Err(_) => Err(Error::ThreadFailed {
+                task: "writing a sorted run",
+            }),
         }
     }
 

@@ -113,3 +113,40 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_damaged_sort_run_is_corruption_naming_the_run_and_the_entry() {
+    use std::io::{Seek, Write};
+    let run = |bytes: &[u8]| {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(bytes).unwrap();
+        f.rewind().unwrap();
+        f
+    };
+    // Run 1: one whole entry ("a" -> "1"), then a key length of 5 with one byte left.
+    let cut = run(&[1, b'a', 1, b'1', 5, b'k']);
+    // Run 2: a length that is not a varint32 (five continuation bytes).
+    let bad_len = run(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    let good = run(&[1, b'b', 1, b'2']);
+    let e = Merger::open([good, bad_len].into_iter()).err().unwrap();
+    assert!(e.is_corruption(), "{e}");
+    assert!(
+        matches!(&e, Error::Corruption { file: Some(f), offset: Some(0), what }
+            if f == "sort run 1" && what.contains("not a varint32")),
+        "{e:?}"
+    );
+    let mut m = Merger::open([cut].into_iter()).unwrap();
+    let mut first = None;
+    let e = loop {
+        match m.next() {
+            Ok(Some((k, _))) => first = Some(k.to_vec()),
+            Ok(None) => panic!("the cut entry must be an error"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(first.as_deref(), Some(&b"a"[..]));
+    assert_eq!(
+        e.to_string(),
+        "corruption in sort run 0 at offset 4: the run ends inside an entry"
+    );
+}
