@@ -90,6 +90,13 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// Text that is not an IndexedDB key in its JSON form (`idb::parse_key_json`).
+    KeyJson {
+        /// The byte of the text where it goes wrong.
+        offset: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
 }
 
 impl From<leveldb_table::Error> for Error {
@@ -155,6 +162,9 @@ impl fmt::Display for Error {
                     "blob file {} holds another blob reference",
                     path.display()
                 )
+            }
+            Error::KeyJson { offset, what } => {
+                write!(f, "not an IndexedDB key at byte {offset}: {what}")
             }
         }
     }

@@ -6,8 +6,8 @@
 //! (`sqlite_note`). Everything Chrome-specific of the CLI is here, over `sst_chrome`.
 //!
 //! Layers, each importing only those before it: `json_text` -> `idb_json`, `idb`,
-//! `host_json` -> `value_json` -> `decoding` -> `idb_rows`, `storage_rows`; `sqlite_note`
-//! apart.
+//! `host_json` -> `value_json` -> `decoding` -> `idb_rows`, `storage_rows`, `lookup` (keys
+//! of `db get --store` as IndexedDB keys); `sqlite_note` apart.
 
 mod decoding;
 mod host_json;
@@ -15,9 +15,11 @@ mod idb;
 mod idb_json;
 mod idb_rows;
 mod json_text;
+mod lookup;
 mod sqlite_note;
 mod storage_rows;
 mod value_json;
 
 pub use decoding::{DecodeArgs, Decoding};
+pub use lookup::IdbLookup;
 pub use sqlite_note::not_leveldb;
