@@ -131,7 +131,7 @@ for c in cases:
     case_lines.append(f"| `{c['case']}` | {c['group']} | {c['verb']} | {needs} | {c['about'].replace('|', '/')} |")
 
 results = "\n".join(lines) + "\n\nEvery row above ran in one invocation of `bash scripts/conform_results.sh` " \
-    f"({total} s in all on this 2-core machine, the cargo builds of the Rust adapters included), " \
+    f"({total} s for all the runs on this 2-core machine, adapters already built), " \
     f"with `--reference {reference}`.\n\n### Failures, with the command that reproduces each\n" + "\n".join(failures) + "\n"
 doc_path = "docs/conformance.md"
 doc = open(doc_path).read()

@@ -1,6 +1,6 @@
 //! Modules import downward only, at every level of nesting: this test reads the module tree
-//! of the library (`src/lib.rs`), of Chrome's storage (`chrome/src/lib.rs`) and of the `sst`
-//! CLI (`cli/src/main.rs`), resolves every
+//! of the library (`src/lib.rs`), of Chrome's storage (`chrome/src/lib.rs`), of the `sst`
+//! CLI (`cli/src/main.rs`) and of the engine (`examples/mini_lsm/src/lib.rs`), resolves every
 //! path each module's code names (`crate::`, `super::`, `self::`, a child module's name, or a
 //! name it imported) to the module that defines the item, and fails on any cycle in that
 //! graph, naming the modules in it.
@@ -464,6 +464,10 @@ fn cli_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/src/main.rs")
 }
 
+fn engine_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mini_lsm/src/lib.rs")
+}
+
 /// Fails naming every cycle of the crate at `root` but the `known` ones, and on a known
 /// one that is gone (so that the list only shrinks, and is empty once they are all fixed).
 fn assert_cycles(root: &Path, known: &[&[&str]]) {
@@ -542,6 +546,16 @@ fn cli_modules_import_downward_only() {
     let g = graph(&cli_root());
     assert!(g.contains_key("common"), "{g:?}");
     assert_cycles(&cli_root(), KNOWN_CLI_CYCLES);
+}
+
+#[test]
+fn engine_modules_import_downward_only() {
+    let g = graph(&engine_root());
+    assert!(
+        g.contains_key("cli::bench") && g.contains_key("write"),
+        "{g:?}"
+    );
+    assert_cycles(&engine_root(), &[]);
 }
 
 #[test]

@@ -11,6 +11,8 @@
 //!   without copying.
 //! - [`dom_storage`]: localStorage and sessionStorage records, and which of the two a
 //!   directory holds.
+//! - [`folder`]: what a profile's folder or file is when it is not a LevelDB database
+//!   (SQLite, IndexedDB's blob files), in one line.
 //!
 //! A Chrome IndexedDB directory is opened with [`db_options`] (or the options of one's own
 //! with [`idb::known_order`] among their comparators):
@@ -36,6 +38,7 @@
 
 pub mod dom_storage;
 mod error;
+pub mod folder;
 pub mod idb;
 pub mod v8value;
 

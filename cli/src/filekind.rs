@@ -25,7 +25,7 @@ use leveldb_table::{db::files::LogItem, db::files::LogReader};
 /// How much of a file the log-format check reads: enough for the first records of any
 /// log or MANIFEST LevelDB writes (a MANIFEST's first record is small; a log's first batch
 /// may be larger, and then the name decides).
-const SNIFF_BYTES: u64 = 256 << 10;
+pub const SNIFF_BYTES: u64 = 256 << 10;
 
 /// Records looked at before the log-format check gives up.
 const SNIFF_RECORDS: usize = 4;
@@ -189,6 +189,13 @@ fn log_format_kind(bytes: &[u8]) -> Option<Kind> {
         }
     }
     None
+}
+
+/// Whether the first [`SNIFF_BYTES`] of `bytes` hold an intact record of the log format (a
+/// write-ahead log or a MANIFEST, damaged later perhaps).
+pub fn has_log_record(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES as usize)];
+    LogReader::new(head).any(|item| matches!(item, LogItem::Record { .. }))
 }
 
 /// The kind LevelDB's name for the file says (the bytes having said nothing).

@@ -119,6 +119,12 @@ fn uses(path: &[&str]) -> Uses {
         ["build"] => u(Yes, WritesBytewise, Refused(no_table), TABLE_ORDER),
         ["bloom", ..] => u(Ignored, WritesBytewise, Refused(no_table), TABLE_ORDER),
         ["db", "build"] => u(Ignored, WritesBytewise, Ignored, DB_ORDER),
+        ["db", "verify"] => u(
+            Ignored,
+            Yes,
+            Refused("it always verifies every checksum"),
+            DB_ORDER,
+        ),
         ["db", _] => u(Ignored, Yes, Yes, DB_ORDER),
         ["log"] => u(
             Ignored,

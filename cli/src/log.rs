@@ -64,7 +64,31 @@ pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8
     }
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))?;
-    refuse(filekind::of_file(path, &bytes))?;
+    let kind = filekind::of_file(path, &bytes);
+    refuse(kind.clone())?;
+    // Neither the bytes nor the name say it is LevelDB's: an empty file, or one with no
+    // intact record of the log format at its start (random bytes, a file of another
+    // program) is refused in one line rather than reported as thousands of damaged blocks.
+    if kind == Kind::Unknown && !filekind::has_log_record(&bytes) {
+        return Err(Failure::error(format!(
+            "{}: not {wanted}: {}, and its name is not LevelDB's",
+            path.display(),
+            if bytes.is_empty() {
+                "an empty file".to_string()
+            } else {
+                format!(
+                    "no intact record of the log format in its first {} bytes",
+                    bytes.len().min(filekind::SNIFF_BYTES as usize)
+                )
+            }
+        )));
+    }
+    if bytes.is_empty() {
+        common::warn(&format!(
+            "{}: empty: no records (LevelDB creates a log empty and writes to it later)",
+            path.display()
+        ));
+    }
     Ok(bytes)
 }
 

@@ -31,6 +31,7 @@ fn expected() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("db get", &["--comparator", "--no-verify"][..]),
         ("db records", &["--comparator", "--no-verify"][..]),
         ("db info", &["--comparator", "--no-verify"][..]),
+        ("db verify", &["--comparator"][..]),
         ("db build", &[][..]),
         ("log", &["--comparator"][..]),
         ("manifest", &[][..]),

@@ -187,3 +187,131 @@ fn damaged_files_of_the_right_kind_are_still_read_as_that_kind() {
     assert_eq!(code, 2);
     assert!(err.contains("magic"), "{err}");
 }
+
+/// A pseudo-random file of `len` bytes (no record of the log format in it).
+fn random_file(path: &std::path::Path, len: usize) {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let bytes: Vec<u8> = (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn folders_that_hold_no_database_say_what_they_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p);
+    let s = |p: std::path::PathBuf| p.to_string_lossy().into_owned();
+    // An empty folder; a cache (files of another program); the IndexedDB folder holding
+    // one database per origin; IndexedDB's blob folder beside a database; LevelDB's files
+    // without CURRENT.
+    std::fs::create_dir(t("empty")).unwrap();
+    std::fs::create_dir_all(t("Cache/Cache_Data")).unwrap();
+    random_file(&t("Cache/Cache_Data/data_0"), 5000);
+    random_file(&t("Cache/Cache_Data/index"), 300);
+    for origin in ["https_a.com_0", "https_b.org_0"] {
+        let d = t(&format!("IndexedDB/{origin}.indexeddb.leveldb"));
+        std::fs::create_dir_all(&d).unwrap();
+        for f in [
+            "000005.ldb",
+            "000007.ldb",
+            "000008.log",
+            "000009.ldb",
+            "CURRENT",
+            "MANIFEST-000002",
+        ] {
+            std::fs::copy(format!("{}/{f}", db("basic")), d.join(f)).unwrap();
+        }
+    }
+    std::fs::create_dir_all(t("IndexedDB/https_a.com_0.indexeddb.blob/1/00")).unwrap();
+    random_file(&t("IndexedDB/https_a.com_0.indexeddb.blob/1/00/3"), 100);
+    std::fs::create_dir(t("nocurrent")).unwrap();
+    std::fs::copy(
+        format!("{}/000005.ldb", db("basic")),
+        t("nocurrent/000005.ldb"),
+    )
+    .unwrap();
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            s(t("empty")),
+            vec!["not a LevelDB database: the folder is empty"],
+        ),
+        (
+            s(t("Cache")),
+            vec![
+                "not a LevelDB database: it holds no CURRENT, table, log or MANIFEST",
+                "Cache_Data",
+            ],
+        ),
+        (
+            s(t("Cache/Cache_Data")),
+            vec![
+                "holds no CURRENT, table, log or MANIFEST among its 2 file(s)",
+                "data_0, index",
+            ],
+        ),
+        (
+            s(t("IndexedDB")),
+            vec![
+                "it holds 2 LevelDB database(s), one per folder: https_a.com_0.indexeddb.leveldb, \
+                 https_b.org_0.indexeddb.leveldb",
+            ],
+        ),
+        (
+            s(t("IndexedDB/https_a.com_0.indexeddb.blob")),
+            vec![
+                "IndexedDB's blob files",
+                "https_a.com_0.indexeddb.leveldb beside it",
+            ],
+        ),
+        (
+            s(t("nocurrent")),
+            vec!["CURRENT", "missing, though the folder holds LevelDB's"],
+        ),
+    ];
+    for (dir, says) in &cases {
+        for cmd in ["info", "scan", "verify", "records"] {
+            one_line(&["db", cmd, dir], says);
+        }
+    }
+}
+
+#[test]
+fn empty_and_random_files_get_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    let random = tmp.path().join("random.bin");
+    random_file(&random, 1 << 20);
+    let (e, r) = (empty.to_str().unwrap(), random.to_str().unwrap());
+    one_line(&["log", e], &["not a write-ahead log: an empty file"]);
+    one_line(&["manifest", e], &["not a MANIFEST: an empty file"]);
+    one_line(
+        &["log", r],
+        &["not a write-ahead log: no intact record of the log format"],
+    );
+    one_line(
+        &["log", "--physical", r],
+        &["no intact record of the log format"],
+    );
+    one_line(
+        &["manifest", r],
+        &["not a MANIFEST: no intact record of the log format"],
+    );
+    one_line(&["db", "info", r], &["not a database directory"]);
+    one_line(&["db", "verify", e], &["not a database directory"]);
+    one_line(&["scan", r], &["not an sstable"]);
+    one_line(&["scan", e], &["too short"]);
+    // An empty file LevelDB named as a log is an empty log: one line, and no damage.
+    let log = tmp.path().join("000005.log");
+    std::fs::write(&log, b"").unwrap();
+    let (code, out, err) = sst(&["log", log.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("empty: no records"), "{err}");
+}

@@ -47,7 +47,7 @@ mod oracle;
 mod protocol;
 mod run;
 
-pub use adapter::{Adapter, Exit};
+pub use adapter::{Adapter, Exit, Output};
 pub use cases::{Case, Group, Input};
 pub use error::{Error, Result};
 pub use judge::Outcome;

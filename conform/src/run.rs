@@ -191,6 +191,15 @@ pub fn run(config: &Config, on_row: &mut dyn FnMut(&Row)) -> Result<Summary> {
         notes,
         ..Summary::default()
     };
+    let writes = chosen.iter().any(|c| c.verb() == Verb::WriteTable);
+    if writes && reference.is_none() && caps.has_verb(Verb::WriteTable) {
+        summary.notes.push(
+            "no --reference: written tables were compared with this project's builder and read \
+             back by this project's reader only (--reference tools/conform/leveldb_cpp/adapter.sh \
+             adds C++ LevelDB)"
+                .into(),
+        );
+    }
     let runs = work.join("run");
     for case in &chosen {
         let scratch = runs.join(&case.name);

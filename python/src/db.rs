@@ -18,7 +18,7 @@ use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 use sst_chrome::idb::{idb_blob_dir, idb_catalog, Catalog};
 
 use crate::chrome::{Area, IdbContext, IdbIter, StorageIter};
-use crate::errors::IntoPy;
+use crate::errors::{not_a_database, to_py, IntoPy};
 use crate::info;
 use crate::records::RecordIter;
 use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
@@ -65,9 +65,15 @@ impl PyDb {
             ..sst_chrome::db_options()
         };
         let shown = path.display().to_string();
-        let db = py
-            .detach(|| Db::open(&path, opts))
-            .py_err(py, Some(&shown))?;
+        let db = match py.detach(|| Db::open(&path, opts)) {
+            Ok(db) => db,
+            Err(e) => {
+                return Err(match py.detach(|| what_else(&path, &e)) {
+                    Some(message) => not_a_database(py, message),
+                    None => to_py(py, e, Some(&shown)),
+                })
+            }
+        };
         Ok(PyDb {
             db: Mutex::new(Some(Arc::new(db))),
             path,
@@ -227,6 +233,46 @@ impl PyDb {
     fn __repr__(&self) -> String {
         format!("Db({:?})", self.path.display().to_string())
     }
+}
+
+/// One line saying what `path` is when it did not open as a database because it is
+/// something else: Chrome's (a SQLite file or folder, IndexedDB's blob files), a file of a
+/// LevelDB database (then which class reads it), a folder holding none (the library's
+/// `NotADatabase`, said whole).
+fn what_else(path: &std::path::Path, e: &leveldb_table::Error) -> Option<String> {
+    if let Some(msg) = sst_chrome::folder::not_leveldb(path) {
+        return Some(msg);
+    }
+    if !matches!(e, leveldb_table::Error::NotADatabase { .. }) {
+        return None;
+    }
+    if path.is_file() {
+        use leveldb_table::db::files::FileKind;
+        let what = match FileKind::of_path(path) {
+            _ if ends_in_table_magic(path) => "a LevelDB table: open it with leveldb_table.Table",
+            Some(FileKind::Log(_)) => "a write-ahead log of a LevelDB database: open its folder",
+            Some(FileKind::Manifest(_)) => "a MANIFEST of a LevelDB database: open its folder",
+            Some(FileKind::Current) => "the CURRENT file of a LevelDB database: open its folder",
+            Some(FileKind::Lock | FileKind::InfoLog | FileKind::Temp(_)) => {
+                "a file of a LevelDB database, not its data: open its folder"
+            }
+            Some(FileKind::Table(_)) | None => "a file, not a LevelDB database directory",
+        };
+        return Some(format!("{}: {what}", path.display()));
+    }
+    Some(format!("{}: {e}", path.display()))
+}
+
+/// Whether the file at `path` ends in LevelDB's table magic number.
+fn ends_in_table_magic(path: &std::path::Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut tail = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| {
+            f.seek(SeekFrom::End(-8))?;
+            f.read_exact(&mut tail)
+        })
+        .is_ok_and(|()| u64::from_le_bytes(tail) == leveldb_table::raw::format::TABLE_MAGIC)
 }
 
 /// The live view of a database at a snapshot, as a batch source.

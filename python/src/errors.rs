@@ -133,6 +133,20 @@ impl<T> IntoPy<T> for sst_chrome::Result<T> {
     }
 }
 
+/// `LevelDBError(message)` of kind `NotADatabase`: a path opened as a database that is
+/// something else (`message` says what).
+pub fn not_a_database(py: Python<'_>, message: String) -> PyErr {
+    let made = classes(py).and_then(|c| {
+        let exc = c.base.bind(py).call1((message.clone(),))?;
+        exc.setattr("kind", "NotADatabase")?;
+        exc.setattr("file", py.None())?;
+        exc.setattr("offset", py.None())?;
+        exc.setattr("block", py.None())?;
+        Ok(PyErr::from_value(exc))
+    });
+    made.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{message} (and {import})")))
+}
+
 /// An error of Chrome's storage as a Python exception: the database's own as [`to_py`]
 /// makes it; the others (a value, a blob file) as `LevelDBError` with their message.
 pub fn chrome_to_py(py: Python<'_>, e: sst_chrome::Error, file: Option<&str>) -> PyErr {

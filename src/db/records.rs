@@ -263,19 +263,32 @@ pub fn records(db: &Db) -> Result<Vec<DbRecord>> {
     names.sort();
     for name in names {
         let path = db.dir().join(&name);
-        match FileKind::parse(&name) {
+        let r = match FileKind::parse(&name) {
             Some(FileKind::Table(n)) if !live_tables.contains(&n) => {
-                obsolete_table(db, &path, &name, read, &mut obsolete)?;
+                obsolete_table(db, &path, &name, read, &mut obsolete)
             }
-            Some(FileKind::Log(n)) if !replayed.contains(&n) => {
-                let bytes = std::fs::read(&path).map_err(|e| in_file(&name, e.into()))?;
-                log_records(&bytes, &name, db, &mut obsolete)?;
-            }
-            _ => {}
+            Some(FileKind::Log(n)) if !replayed.contains(&n) => std::fs::read(&path)
+                .map_err(|e| in_file(&name, e.into()))
+                .and_then(|bytes| log_records(&bytes, &name, db, &mut obsolete)),
+            _ => Ok(()),
+        };
+        match r {
+            // An obsolete file the owner deleted meanwhile (it was waiting for that).
+            Err(e) if not_there(&e) => {}
+            r => r?,
         }
     }
     live.extend(obsolete);
     Ok(live)
+}
+
+/// Whether `e` says a file is not there.
+fn not_there(e: &Error) -> bool {
+    match e {
+        Error::InFile { source, .. } => not_there(source),
+        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    }
 }
 
 /// The records of a table the MANIFEST does not list (read past damage under salvage).

@@ -214,6 +214,16 @@ impl WriteBatch {
         coding::decode_fixed32(&self.rep[8..12])
     }
 
+    /// Appends the records of `other` after this batch's (LevelDB's
+    /// `WriteBatchInternal::Append`): a writer that commits a group of batches as one log
+    /// record builds it this way. The sequence stays this batch's.
+    pub fn append(&mut self, other: &WriteBatch) {
+        let n = self.count().wrapping_add(other.count());
+        self.rep[8..12].copy_from_slice(&n.to_le_bytes());
+        self.rep
+            .extend_from_slice(other.rep.get(WRITE_BATCH_HEADER..).unwrap_or_default());
+    }
+
     /// The encoded batch (a log record's payload).
     pub fn as_bytes(&self) -> &[u8] {
         &self.rep
@@ -223,6 +233,24 @@ impl WriteBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appended_batches_read_as_one_with_consecutive_sequences() {
+        let (mut a, mut b) = (WriteBatch::new(), WriteBatch::new());
+        a.put(b"a", b"1");
+        b.delete(b"b");
+        b.put(b"c", b"3");
+        a.append(&b);
+        a.set_sequence(10);
+        assert_eq!(a.count(), 3);
+        let got = WriteBatchReader::new(a.as_bytes())
+            .unwrap()
+            .collect()
+            .unwrap();
+        let seqs: Vec<(u64, &[u8])> = got.iter().map(|r| (r.sequence, r.key)).collect();
+        assert_eq!(seqs, [(10, &b"a"[..]), (11, b"b"), (12, b"c")]);
+        assert_eq!(got[1].kind, ValueType::Deletion);
+    }
 
     #[test]
     fn a_batch_round_trips_with_sequences() {

@@ -203,6 +203,14 @@ impl fmt::Display for Error {
             Error::UnsettledOrder { reason } => {
                 write!(f, "refusing to read in an unsettled order: {reason}")
             }
+            Error::NotADatabase { reason } => {
+                write!(f, "not a LevelDB database: {reason}")
+            }
+            Error::OwnerRewriting { reason } => write!(
+                f,
+                "{reason}: the directory's owner is rewriting it faster than it can be read; \
+                 read it while the owner is idle, or copy it (cp -a) and read the copy"
+            ),
         }
     }
 }

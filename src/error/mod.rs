@@ -263,6 +263,18 @@ pub enum Error {
         /// Why, and where the keys break each order.
         reason: String,
     },
+    /// A folder opened as a LevelDB database holds none (empty, the parent of databases,
+    /// SQLite files, a cache), or the path is a file.
+    NotADatabase {
+        /// What it holds instead.
+        reason: String,
+    },
+    /// A database directory changed under the reader faster than it could read one
+    /// consistent state of it: its owner (LevelDB, a browser) is compacting or writing it.
+    OwnerRewriting {
+        /// What changed.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -284,6 +296,8 @@ impl Error {
                 | Error::InvalidArgument(_)
                 | Error::UnknownComparator { .. }
                 | Error::UnsettledOrder { .. }
+                | Error::OwnerRewriting { .. }
+                | Error::NotADatabase { .. }
         ) && !matches!(self, Error::InFile { source, .. } if !source.is_corruption())
     }
 

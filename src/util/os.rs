@@ -1,6 +1,7 @@
 //! The crate's only `unsafe` code, in one place: operating-system calls whose safety Rust
-//! cannot check. Read-only memory maps of table files ([`map_file`], feature `mmap`) and
-//! transparent-huge-page advice for the block cache's buffers (Linux).
+//! cannot check. Read-only memory maps of table files ([`map_file`], feature `mmap`),
+//! transparent-huge-page advice for the block cache's buffers (Linux), the limit on open
+//! files (a database reader holds every live table open).
 //!
 //! **Maps.** A mapped table is read without system calls or copies: every block is a view of
 //! the mapping ([`Bytes`] shares it), uncompressed blocks are parsed in place, and the OS page
@@ -136,5 +137,52 @@ pub(crate) fn lock_whole_file(file: &std::fs::File) -> std::io::Result<()> {
             std::fs::TryLockError::WouldBlock => std::io::ErrorKind::WouldBlock.into(),
             std::fs::TryLockError::Error(e) => e,
         })
+    }
+}
+
+/// Files the process keeps free for everything else when a reader holds many open.
+const OPEN_FILES_RESERVE: u64 = 256;
+
+/// How many more files this process may hold open for a reader that wants `want` of them:
+/// the soft limit on open files less those already open and a reserve of 256. On Linux,
+/// when `want` needs it, the soft limit is first raised toward the hard limit (as Go's
+/// runtime does for every program). Elsewhere, 200.
+#[allow(unsafe_code)]
+pub(crate) fn open_files_budget(want: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let open_now = std::fs::read_dir("/proc/self/fd").map_or(64, |d| d.count() as u64);
+        // SAFETY: `rlimit` is plain data; zeroed is a valid value for every field.
+        let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: getrlimit writes one `rlimit` through the pointer, which points to one.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return 200;
+        }
+        let need = (want as u64)
+            .saturating_add(open_now)
+            .saturating_add(OPEN_FILES_RESERVE);
+        if need > lim.rlim_cur && lim.rlim_max > lim.rlim_cur {
+            let raised = libc::rlimit {
+                rlim_cur: need.min(lim.rlim_max),
+                rlim_max: lim.rlim_max,
+            };
+            // SAFETY: setrlimit reads one `rlimit` through the pointer, which points to one;
+            // raising the soft limit up to the hard one needs no privilege and changes
+            // nothing but how many files the process may open.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                lim.rlim_cur = raised.rlim_cur;
+            }
+        }
+        usize::try_from(
+            lim.rlim_cur
+                .saturating_sub(open_now)
+                .saturating_sub(OPEN_FILES_RESERVE),
+        )
+        .unwrap_or(usize::MAX)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = want;
+        200
     }
 }

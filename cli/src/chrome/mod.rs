@@ -2,12 +2,12 @@
 //! (`decoding`: IndexedDB, localStorage, sessionStorage; `--decode`, `--database`,
 //! `--store`), the rows they make (`idb_rows`, `storage_rows`; IndexedDB keys and envelopes
 //! in `idb` and `idb_json`, values in `value_json` with Blink's host objects in
-//! `host_json`, JavaScript text in `json_text`), and SQLite named where LevelDB was expected
-//! (`sqlite_note`). Everything Chrome-specific of the CLI is here, over `sst_chrome`.
+//! `host_json`, JavaScript text in `json_text`), lookups by IndexedDB key (`lookup`), and
+//! SQLite named where LevelDB was expected (`sst_chrome::folder`). Everything Chrome-specific of the CLI is here, over `sst_chrome`.
 //!
 //! Layers, each importing only those before it: `json_text` -> `idb_json`, `idb`,
 //! `host_json` -> `value_json` -> `decoding` -> `idb_rows`, `storage_rows`, `lookup` (keys
-//! of `db get --store` as IndexedDB keys); `sqlite_note` apart.
+//! of `db get --store` as IndexedDB keys).
 
 mod decoding;
 mod host_json;
@@ -16,10 +16,9 @@ mod idb_json;
 mod idb_rows;
 mod json_text;
 mod lookup;
-mod sqlite_note;
 mod storage_rows;
 mod value_json;
 
 pub use decoding::{DecodeArgs, Decoding};
 pub use lookup::IdbLookup;
-pub use sqlite_note::not_leveldb;
+pub use sst_chrome::folder::not_leveldb;

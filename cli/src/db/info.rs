@@ -8,7 +8,7 @@ use leveldb_table::db::OrderSource;
 use serde_json::{json, Value};
 
 use super::open::{damage_code, open, DbArgs};
-use crate::common::{self, CmdResult, Global};
+use crate::common::{self, CmdResult, Global, EXIT_FAIL};
 use crate::output::{self, OutFormat};
 
 /// `sst db info DIR`
@@ -78,6 +78,19 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             }
         }
     }
+    // What opening read that is damaged (a table of another size than the MANIFEST says).
+    let mut damaged: Vec<String> = Vec::new();
+    for l in 0..7 {
+        for f in db.level_files(l) {
+            if let Some(len) = db.table_file_len(f.number).filter(|&n| n != f.size) {
+                damaged.push(format!(
+                    "{}: {len} bytes, but the MANIFEST says {}",
+                    db.table_name(f.number).unwrap_or("?"),
+                    f.size
+                ));
+            }
+        }
+    }
     let v = json!({
         "dir": a.db.dir.display().to_string(),
         "manifest": db.manifest_name(),
@@ -98,6 +111,8 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         "damage": db.damage().iter().map(|d| json!({
             "file": d.file, "offset": d.offset, "len": d.len, "what": d.what,
         })).collect::<Vec<_>>(),
+        "size_mismatches": damaged,
+        "checked": CHECKED,
     });
     let mut out = common::stdout();
     match a.format {
@@ -173,8 +188,31 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             if !unlisted.is_empty() {
                 writeln!(out, "not in the MANIFEST: {}", unlisted.join(", "))?;
             }
+            writeln!(out, "checked:        {CHECKED}")?;
         }
     }
     out.flush()?;
-    Ok(damage_code(&db, &a.db))
+    let code = damage_code(&db, &a.db);
+    let torn = db.manifest_torn_tail().is_some() || db.logs().iter().any(|l| l.torn_tail.is_some());
+    for d in &damaged {
+        common::warn(&format!("{}: {d}", a.db.dir.display()));
+    }
+    if !damaged.is_empty() || !db.damage().is_empty() || torn {
+        common::warn(&format!(
+            "{}: {} in what info read: `sst db verify {}` checks every block and lists every \
+             problem",
+            a.db.dir.display(),
+            if damaged.is_empty() && db.damage().is_empty() {
+                "a torn last record (a write in progress, or a crash)"
+            } else {
+                "damage"
+            },
+            a.db.dir.display()
+        ));
+    }
+    Ok(if damaged.is_empty() { code } else { EXIT_FAIL })
 }
+
+/// What `info` reads, and what it leaves to `db verify`.
+const CHECKED: &str = "CURRENT, the MANIFEST and the live logs (record checksums), the \
+                       tables' sizes; not the tables' blocks: `sst db verify DIR` reads them all";

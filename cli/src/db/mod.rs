@@ -1,5 +1,5 @@
-//! `sst db`: a LevelDB database directory. `scan`, `get`, `records` and `info` read it as it
-//! is (the library's `leveldb_table::db`: CURRENT, the MANIFEST's live tables per level and
+//! `sst db`: a LevelDB database directory. `scan`, `get`, `records`, `info` and `verify`
+//! read it as it is (the library's `leveldb_table::db`: CURRENT, the MANIFEST's live tables per level and
 //! the live logs, merged), without writing, locking or touching anything in it; `build`
 //! writes a new directory with the library's bulk builder. One file per subcommand; what
 //! the readers share (arguments, opening, damage reports) is in `open.rs`.
@@ -10,6 +10,7 @@ mod info;
 mod open;
 mod records;
 mod scan;
+mod verify;
 
 use crate::common::{CmdResult, Global};
 
@@ -21,6 +22,8 @@ Examples:
                                                  a range, as of sequence 1200
   sst db get db/ user:42 user:43                 newest values (logs, then levels)
   sst db records db/ --format jsonl              every record of every file, to the byte
+  sst db verify db/                              every block of every table, the logs, the
+                                                 MANIFEST against the files: intact or not
   sst db scan damaged/ --salvage                 read past damage (named on stderr); agrees
                                                  with db records and db get --salvage
   sst db build out/ --from rows.jsonl --sort     a new directory LevelDB opens
@@ -43,6 +46,9 @@ pub enum Command {
     Records(records::Args),
     /// What the MANIFEST says: comparator, numbers, sequences, tables per level, logs.
     Info(info::Args),
+    /// Check the whole directory: every block of every live table, the live logs, the
+    /// MANIFEST against the files present; exit 0 intact, 1 damaged, 2 unusable.
+    Verify(verify::Args),
     /// Write a new database directory from sorted entries (a bulk load LevelDB opens
     /// without compacting).
     Build(build::Args),
@@ -63,6 +69,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         Command::Get(s) => get::run(g, s),
         Command::Records(s) => records::run(g, s),
         Command::Info(s) => info::run(g, s),
+        Command::Verify(s) => verify::run(g, s),
         Command::Build(s) => build::run(s),
     }
 }

@@ -25,9 +25,7 @@ pub struct DbArgs {
 /// Opens the directory (`--comparator` is the order when no MANIFEST names one) and warns
 /// of what opening noticed or skipped.
 pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
-    if a.dir.exists() && !a.dir.is_dir() {
-        return Err(Failure::error(not_a_directory(&a.dir)));
-    }
+    refuse_non_directory(&a.dir)?;
     // Chrome's orders are among those a MANIFEST may name (and salvage may find).
     let opts = DbOptions {
         verify_checksums: g.verify,
@@ -42,9 +40,7 @@ pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
             }
             _ => String::new(),
         };
-        Failure::error(
-            crate::chrome::not_leveldb(&a.dir).unwrap_or(format!("{}: {e}{flag}", a.dir.display())),
-        )
+        Failure::error(format!("{}{flag}", unusable(&a.dir, &e)))
     })?;
     for n in db.notes() {
         common::warn(&format!("{}: {n}", a.dir.display()));
@@ -84,6 +80,20 @@ pub(crate) fn damage_code(db: &Db, a: &DbArgs) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+/// A file given where a database directory is asked for: one line saying what it is.
+pub(crate) fn refuse_non_directory(dir: &Path) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::error(not_a_directory(dir)));
+    }
+    Ok(())
+}
+
+/// The one line for a directory that does not open as a database: what it is when it is
+/// something else (SQLite), else the error.
+pub(crate) fn unusable(dir: &Path, e: &leveldb_table::Error) -> String {
+    crate::chrome::not_leveldb(dir).unwrap_or(format!("{}: {e}", dir.display()))
 }
 
 pub(crate) fn describe(a: &DbArgs, e: &leveldb_table::Error) -> String {

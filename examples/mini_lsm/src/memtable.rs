@@ -6,6 +6,7 @@
 //! order:                  user key ascending (bytewise), then tag descending (newest first)
 //! ```
 
+use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -14,13 +15,42 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use leveldb_table::db::engine::Cursor;
 use leveldb_table::raw::coding::decode_fixed64;
-use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key};
-use leveldb_table::{raw::internal_key::ValueType, Error};
+use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key, ValueType};
+use ref_cast::RefCast;
 
 /// Bytes charged per entry on top of its key and value (the skiplist node and arena
 /// rounding LevelDB's `ApproximateMemoryUsage` counts), so that a memtable fills after about
 /// as many writes as LevelDB's at the same `write_buffer_size`.
 const ENTRY_OVERHEAD: usize = 20;
+
+/// An internal key, ordered as the engine orders them: the set is searched by one (a
+/// borrowed key, no entry built) through `Borrow<IKey> for Entry`.
+#[derive(RefCast)]
+#[repr(transparent)]
+struct IKey([u8]);
+
+impl IKey {
+    fn new(b: &[u8]) -> &IKey {
+        IKey::ref_cast(b)
+    }
+}
+
+impl Ord for IKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_ikeys(&self.0, &other.0)
+    }
+}
+impl PartialOrd for IKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for IKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for IKey {}
 
 /// One version of one key.
 struct Entry {
@@ -30,10 +60,16 @@ struct Entry {
 
 impl Entry {
     fn ikey(&self) -> &[u8] {
-        &self.buf[..self.klen as usize]
+        self.buf.get(..self.klen as usize).unwrap_or_default()
     }
     fn value(&self) -> &[u8] {
-        &self.buf[self.klen as usize..]
+        self.buf.get(self.klen as usize..).unwrap_or_default()
+    }
+}
+
+impl Borrow<IKey> for Entry {
+    fn borrow(&self) -> &IKey {
+        IKey::new(self.ikey())
     }
 }
 
@@ -120,16 +156,19 @@ impl MemTable {
     }
 
     /// The newest version of `key` with a sequence <= `snapshot`; a value goes to `value`.
-    pub fn get(&self, key: &[u8], snapshot: u64, value: &mut Vec<u8>) -> MemGet {
-        let mut probe = Vec::with_capacity(key.len() + 8);
-        append_internal_key(&mut probe, key, snapshot, ValueType::Value);
-        let probe = Entry {
-            klen: probe.len() as u32,
-            buf: probe.into_boxed_slice(),
-        };
+    /// `probe` is scratch space for the search key.
+    pub fn get(
+        &self,
+        key: &[u8],
+        snapshot: u64,
+        value: &mut Vec<u8>,
+        probe: &mut Vec<u8>,
+    ) -> MemGet {
+        probe.clear();
+        append_internal_key(probe, key, snapshot, ValueType::Value);
         let set = self.read();
         let Some(e) = set
-            .range((Bound::Included(&probe), Bound::Unbounded))
+            .range::<IKey, _>((Bound::Included(IKey::new(probe)), Bound::Unbounded))
             .next()
         else {
             return MemGet::Absent;
@@ -149,10 +188,7 @@ impl MemTable {
 
     /// Calls `f(internal key, value)` for every entry in order (the memtable being flushed,
     /// which no writer changes any more).
-    pub fn for_each(
-        &self,
-        mut f: impl FnMut(&[u8], &[u8]) -> leveldb_table::Result<()>,
-    ) -> leveldb_table::Result<()> {
+    pub fn for_each<E>(&self, mut f: impl FnMut(&[u8], &[u8]) -> Result<(), E>) -> Result<(), E> {
         for e in self.read().iter() {
             f(e.ikey(), e.value())?;
         }
@@ -163,17 +199,18 @@ impl MemTable {
 /// Entries copied per refill of a [`MemCursor`]: the read lock is taken once per batch.
 const BATCH: usize = 64;
 
-/// A cursor over a memtable that a writer may still be adding to: it copies the next
-/// entries in batches into its own buffer (newer writes it meets are filtered out by the
-/// snapshot of the view above it).
+/// A cursor over a memtable that a writer may still be adding to: it copies the entries
+/// next to its position in batches into its own buffer (newer writes it meets are hidden by
+/// the snapshot of the view above it). It moves both ways.
 pub struct MemCursor {
     mem: Arc<MemTable>,
-    /// Entries of the batch, back to back: (key end, value end) offsets into `bytes`.
+    /// Entries of the batch in key order, back to back: (key end, value end) offsets.
     spans: Vec<(usize, usize)>,
     bytes: Vec<u8>,
     pos: usize,
-    /// The memtable has no entry after the batch (as of its copy).
-    last_batch: bool,
+    /// No entry before the batch / after it (as of its copy).
+    at_start: bool,
+    at_end: bool,
     scratch: Vec<u8>,
 }
 
@@ -185,43 +222,87 @@ impl MemCursor {
             spans: Vec::new(),
             bytes: Vec::new(),
             pos: 0,
-            last_batch: true,
+            at_start: true,
+            at_end: true,
             scratch: Vec::new(),
         }
     }
 
-    /// Copies up to BATCH entries from `from` on.
-    fn fill(&mut self, from: Bound<&[u8]>) {
-        let probe = match from {
-            Bound::Included(k) | Bound::Excluded(k) => Some(Entry {
-                buf: k.to_vec().into_boxed_slice(),
-                klen: k.len() as u32,
-            }),
-            Bound::Unbounded => None,
-        };
-        let lower = match (&probe, from) {
-            (Some(p), Bound::Included(_)) => Bound::Included(p),
-            (Some(p), _) => Bound::Excluded(p),
-            (None, _) => Bound::Unbounded,
-        };
+    fn push(&mut self, e: &Entry) {
+        self.bytes.extend_from_slice(&e.buf);
+        let end = self.bytes.len();
+        self.spans.push((end - e.value().len(), end));
+    }
+
+    /// Copies up to BATCH entries from `from` on, and leaves the cursor on the first.
+    fn fill_forward(&mut self, from: Bound<&[u8]>) {
         self.spans.clear();
         self.bytes.clear();
         self.pos = 0;
-        let set = self.mem.read();
-        let mut it = set.range((lower, Bound::Unbounded));
+        let mem = self.mem.clone();
+        let set = mem.read();
+        let lower = from.map(IKey::new);
+        let mut it = set.range::<IKey, _>((lower, Bound::Unbounded));
         for e in it.by_ref().take(BATCH) {
-            self.bytes.extend_from_slice(&e.buf);
-            let end = self.bytes.len();
-            self.spans.push((end - e.value().len(), end));
+            self.push(e);
         }
-        self.last_batch = it.next().is_none();
+        self.at_end = it.next().is_none();
+        self.at_start = match lower {
+            Bound::Unbounded => true,
+            b => set
+                .range::<IKey, _>((Bound::Unbounded, flip(b)))
+                .next_back()
+                .is_none(),
+        };
+    }
+
+    /// Copies up to BATCH entries before `to` (the last of them nearest it), and leaves the
+    /// cursor on the last.
+    fn fill_backward(&mut self, to: Bound<&[u8]>) {
+        self.spans.clear();
+        self.bytes.clear();
+        let mem = self.mem.clone();
+        let set = mem.read();
+        let upper = to.map(IKey::new);
+        let mut it = set.range::<IKey, _>((Bound::Unbounded, upper));
+        let mut got: Vec<&Entry> = it.by_ref().rev().take(BATCH).collect();
+        self.at_start = it.next_back().is_none();
+        got.reverse();
+        for e in got {
+            self.push(e);
+        }
+        self.at_end = match upper {
+            Bound::Unbounded => true,
+            b => set
+                .range::<IKey, _>((flip(b), Bound::Unbounded))
+                .next()
+                .is_none(),
+        };
+        self.pos = self.spans.len().saturating_sub(1);
+        if self.spans.is_empty() {
+            self.pos = 0;
+        }
     }
 
     fn start(&self) -> usize {
         match self.pos {
             0 => 0,
-            i => self.spans[i - 1].1,
+            i => self.spans.get(i - 1).map_or(0, |s| s.1),
         }
+    }
+
+    fn invalidate(&mut self) {
+        self.pos = self.spans.len();
+    }
+}
+
+/// The complementary bound: entries strictly before `Included(k)` / at or before
+/// `Excluded(k)`.
+fn flip(b: Bound<&IKey>) -> Bound<&IKey> {
+    match b {
+        Bound::Included(k) => Bound::Excluded(k),
+        Bound::Excluded(k) => Bound::Included(k),
+        Bound::Unbounded => Bound::Unbounded,
     }
 }
 
@@ -230,39 +311,69 @@ impl Cursor for MemCursor {
         self.pos < self.spans.len()
     }
     fn seek_to_first(&mut self) {
-        self.fill(Bound::Unbounded);
+        self.fill_forward(Bound::Unbounded);
     }
     fn seek(&mut self, target: &[u8]) {
-        self.fill(Bound::Included(target));
+        self.fill_forward(Bound::Included(target));
     }
     fn next(&mut self) {
+        if !self.valid() {
+            return;
+        }
         if self.pos + 1 < self.spans.len() {
             self.pos += 1;
             return;
         }
-        if self.last_batch || !self.valid() {
-            self.pos = self.spans.len();
+        if self.at_end {
+            self.invalidate();
             return;
         }
         let mut last = std::mem::take(&mut self.scratch);
         last.clear();
         last.extend_from_slice(self.key());
-        self.fill(Bound::Excluded(&last));
+        self.fill_forward(Bound::Excluded(&last));
         self.scratch = last;
     }
     fn key(&self) -> &[u8] {
         match self.spans.get(self.pos) {
-            Some(&(kend, _)) => &self.bytes[self.start()..kend],
+            Some(&(kend, _)) => self.bytes.get(self.start()..kend).unwrap_or_default(),
             None => &[],
         }
     }
     fn value(&self) -> &[u8] {
         match self.spans.get(self.pos) {
-            Some(&(kend, vend)) => &self.bytes[kend..vend],
+            Some(&(kend, vend)) => self.bytes.get(kend..vend).unwrap_or_default(),
             None => &[],
         }
     }
-    fn error(&self) -> Option<&Error> {
+    fn error(&self) -> Option<&leveldb_table::Error> {
         None
+    }
+    fn can_reverse(&self) -> bool {
+        true
+    }
+    fn seek_to_last(&mut self) {
+        self.fill_backward(Bound::Unbounded);
+    }
+    fn seek_before(&mut self, target: &[u8]) {
+        self.fill_backward(Bound::Excluded(target));
+    }
+    fn prev(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if self.pos > 0 {
+            self.pos -= 1;
+            return;
+        }
+        if self.at_start {
+            self.invalidate();
+            return;
+        }
+        let mut first = std::mem::take(&mut self.scratch);
+        first.clear();
+        first.extend_from_slice(self.key());
+        self.fill_backward(Bound::Excluded(&first));
+        self.scratch = first;
     }
 }

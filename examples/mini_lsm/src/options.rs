@@ -20,11 +20,18 @@ pub struct Options {
     pub l0_stop_trigger: usize,
     /// Bloom filter bits per key in new tables (10; 0 for none).
     pub bloom_bits_per_key: usize,
-    /// Block cache size (8 MiB).
+    /// Block cache size (8 MiB). Every block read from a table is checked against its
+    /// checksum before it is used or cached (there is no option to skip it: damage is an
+    /// error, never a missing key).
     pub block_cache_bytes: u64,
-    /// Verify block checksums on reads (false, as LevelDB's `ReadOptions`; blocks entering
-    /// the cache are verified either way).
-    pub verify_checksums: bool,
+    /// Files the engine may keep open (1000, LevelDB's `max_open_files`): tables beyond
+    /// `max_open_files - 10` are closed least recently used first, and opened again when
+    /// read (a table a read or compaction is using stays open until it is done).
+    pub max_open_files: usize,
+    /// Refuse to open a directory whose live logs hold a damaged record (false, as
+    /// LevelDB's `paranoid_checks`: the record is dropped, the open goes on, and the loss
+    /// is reported in [`Db::recovery`](crate::Db::recovery) and to the listener).
+    pub paranoid_checks: bool,
     /// Sync the log on every write (false: a process crash loses nothing, a machine crash
     /// may lose the last writes).
     pub sync: bool,
@@ -43,7 +50,8 @@ impl Default for Options {
             l0_stop_trigger: 12,
             bloom_bits_per_key: 10,
             block_cache_bytes: 8 << 20,
-            verify_checksums: false,
+            max_open_files: 1000,
+            paranoid_checks: false,
             sync: false,
             listener: None,
         }
@@ -55,6 +63,7 @@ pub type Listener = Arc<dyn Fn(&Event) + Send + Sync>;
 
 /// Background work, as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Event {
     /// The immutable memtable is being written to a table.
     FlushStarted {
@@ -81,6 +90,18 @@ pub enum Event {
         level: usize,
         /// Tables written.
         outputs: usize,
+    },
+    /// A damaged record of a log was dropped while opening (see
+    /// [`Options::paranoid_checks`]).
+    LogRecordDropped {
+        /// The log's file name.
+        log: String,
+        /// Where the damage starts in the file.
+        offset: u64,
+        /// Bytes dropped.
+        bytes: u64,
+        /// What was wrong.
+        reason: String,
     },
     /// A table moved down a level without being rewritten.
     TrivialMove {

@@ -1,78 +1,54 @@
-//! The live tables (a `Version`, immutable, shared by readers through an `Arc`) and the
-//! MANIFEST that records every change to them (LevelDB's `db/version_set.cc`).
+//! The live tables (a `Version`, immutable, shared by readers through an `Arc`; LevelDB's
+//! `db/version_set.cc`).
 //!
 //! ```text
 //! Version: level 0  tables newest first (key ranges may overlap)
 //!          level 1-6 tables sorted by key, not overlapping; level L holds up to
 //!                    10^L MiB (level 1: 10 MiB), level 0 up to 4 files, before compaction
-//! MANIFEST: VersionEdit (whole state, written on open), VersionEdit (one change), ...
 //! ```
+//!
+//! A version names tables by number; the [`TableCache`] opens them.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-use leveldb_table::db::files::table_file_name;
 use leveldb_table::db::files::FileMeta;
-use leveldb_table::db::files::LogWriter;
-use leveldb_table::raw::internal_key::user_key;
-use leveldb_table::{db::engine::TableFile, db::engine::TableSource};
-use leveldb_table::{db::files::NewFile, db::files::VersionEdit};
-use leveldb_table::{
-    raw::internal_key::InternalKeyComparator, BytewiseComparator, Lookup, ReadOptions,
-    ReaderOptions, Result, TableReader,
-};
+use leveldb_table::db::files::{NewFile, VersionEdit};
+use leveldb_table::raw::internal_key::{user_key, InternalKeyComparator};
+use leveldb_table::{BytewiseComparator, Comparator, Lookup, ReadOptions};
+
+use crate::error::Result;
+use crate::table_cache::TableCache;
 
 pub use leveldb_table::db::files::NUM_LEVELS;
 
-/// A live table and its open reader (kept open while any version names it).
-pub struct Table {
+/// A live table: its metadata, and how many more lookups may pass through it in vain
+/// before it is compacted (LevelDB's `allowed_seeks`: one per 16 KiB, at least 100).
+pub struct FileInfo {
     /// Number, size, key range.
     pub meta: FileMeta,
-    /// The reader.
-    pub reader: TableReader<TableFile>,
-    /// Lookups that may still probe this table before a deeper one before it is compacted
-    /// (LevelDB's `allowed_seeks`: one per 16 KiB, at least 100).
     allowed_seeks: AtomicI64,
 }
 
-impl Table {
-    /// Opens table `meta.number` of `dir`.
-    pub fn open(dir: &Path, meta: FileMeta, opts: &ReaderOptions) -> Result<Arc<Table>> {
-        let mut name = table_file_name(meta.number);
-        if !dir.join(&name).exists() {
-            // LevelDB before 1.14 named tables NNNNNN.sst.
-            let sst = format!("{:06}.sst", meta.number);
-            if dir.join(&sst).exists() {
-                name = sst;
-            }
-        }
-        let file = File::open(dir.join(&name)).map_err(|e| leveldb_table::Error::InFile {
-            file: name.clone(),
-            source: Box::new(e.into()),
-        })?;
-        let reader = TableReader::open(Box::new(file) as TableFile, opts.clone()).map_err(|e| {
-            leveldb_table::Error::InFile {
-                file: name,
-                source: Box::new(e),
-            }
-        })?;
+impl FileInfo {
+    /// The file `meta` describes, with its full allowance of seeks.
+    pub fn new(meta: FileMeta) -> Arc<FileInfo> {
         let allowed_seeks = AtomicI64::new((meta.size / 16384).max(100) as i64);
-        Ok(Arc::new(Table {
+        Arc::new(FileInfo {
             meta,
-            reader,
             allowed_seeks,
-        }))
+        })
     }
 
-    fn smallest_user(&self) -> &[u8] {
+    /// The smallest user key.
+    pub fn smallest_user(&self) -> &[u8] {
         user_key(&self.meta.smallest)
     }
-    fn largest_user(&self) -> &[u8] {
+
+    /// The largest user key.
+    pub fn largest_user(&self) -> &[u8] {
         user_key(&self.meta.largest)
     }
 
@@ -96,10 +72,8 @@ pub fn icmp() -> InternalKeyComparator {
 #[derive(Clone, Default)]
 pub struct Version {
     /// Per level: level 0 newest first, deeper levels by smallest key.
-    pub levels: [Vec<Arc<Table>>; NUM_LEVELS],
-    /// The same tables' metadata per level (what a `LevelCursor` walks).
-    pub metas: [Vec<FileMeta>; NUM_LEVELS],
-    by_number: HashMap<u64, Arc<Table>>,
+    pub levels: [Vec<Arc<FileInfo>>; NUM_LEVELS],
+    numbers: HashSet<u64>,
 }
 
 /// What a lookup in the tables found.
@@ -113,47 +87,41 @@ pub enum TableGet {
 }
 
 impl Version {
-    /// This version with `edit` applied; `added` holds the opened new tables.
-    pub fn apply(&self, edit: &VersionEdit, added: &[Arc<Table>]) -> Version {
+    /// This version with `edit` applied.
+    pub fn apply(&self, edit: &VersionEdit) -> Version {
         let mut levels = self.levels.clone();
         for &(level, number) in &edit.deleted_files {
             if let Some(l) = levels.get_mut(level as usize) {
                 l.retain(|t| t.meta.number != number);
             }
         }
-        for (f, t) in edit.new_files.iter().zip(added) {
+        for f in &edit.new_files {
             if let Some(l) = levels.get_mut(f.level as usize) {
-                l.push(t.clone());
+                l.push(FileInfo::new(FileMeta {
+                    number: f.number,
+                    size: f.size,
+                    smallest: f.smallest.clone(),
+                    largest: f.largest.clone(),
+                }));
             }
         }
         Version::from_levels(levels)
     }
 
     /// A version of these tables (sorted here).
-    pub fn from_levels(mut levels: [Vec<Arc<Table>>; NUM_LEVELS]) -> Version {
+    pub fn from_levels(mut levels: [Vec<Arc<FileInfo>>; NUM_LEVELS]) -> Version {
         let cmp = icmp();
         levels[0].sort_by_key(|t| std::cmp::Reverse(t.meta.number));
         for l in levels.iter_mut().skip(1) {
-            l.sort_by(|a, b| cmp.compare_keys(&a.meta.smallest, &b.meta.smallest));
+            l.sort_by(|a, b| cmp.compare(&a.meta.smallest, &b.meta.smallest));
         }
-        let metas = levels
-            .clone()
-            .map(|l| l.iter().map(|t| t.meta.clone()).collect());
-        let by_number = levels
-            .iter()
-            .flatten()
-            .map(|t| (t.meta.number, t.clone()))
-            .collect();
-        Version {
-            levels,
-            metas,
-            by_number,
-        }
+        let numbers = levels.iter().flatten().map(|t| t.meta.number).collect();
+        Version { levels, numbers }
     }
 
     /// Whether table `number` is live.
     pub fn contains(&self, number: u64) -> bool {
-        self.by_number.contains_key(&number)
+        self.numbers.contains(&number)
     }
 
     /// Every live table, as new-file entries at their levels (the MANIFEST written on open).
@@ -172,24 +140,31 @@ impl Version {
         self.levels[level].iter().map(|t| t.meta.size).sum()
     }
 
-    /// The tables of `level` whose user-key range meets `[lo, hi]`; at level 0 the range
-    /// grows with each overlapping table until it is closed (LevelDB's
-    /// `GetOverlappingInputs`).
-    pub fn overlapping(&self, level: usize, lo: &[u8], hi: &[u8]) -> Vec<Arc<Table>> {
-        let (mut lo, mut hi) = (lo.to_vec(), hi.to_vec());
+    /// The tables of `level` whose user-key range meets `[lo, hi]` (either end open when
+    /// `None`); at level 0 the range grows with each overlapping table until it is closed
+    /// (LevelDB's `GetOverlappingInputs`).
+    pub fn overlapping(
+        &self,
+        level: usize,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+    ) -> Vec<Arc<FileInfo>> {
+        let (mut lo, mut hi) = (lo.map(<[u8]>::to_vec), hi.map(<[u8]>::to_vec));
         'again: loop {
             let mut out = Vec::new();
             for t in &self.levels[level] {
-                if !t.overlaps(&lo, &hi) {
+                if lo.as_deref().is_some_and(|lo| t.largest_user() < lo)
+                    || hi.as_deref().is_some_and(|hi| t.smallest_user() > hi)
+                {
                     continue;
                 }
                 if level == 0 {
-                    if t.smallest_user() < lo.as_slice() {
-                        lo = t.smallest_user().to_vec();
+                    if lo.as_deref().is_some_and(|lo| t.smallest_user() < lo) {
+                        lo = Some(t.smallest_user().to_vec());
                         continue 'again;
                     }
-                    if t.largest_user() > hi.as_slice() {
-                        hi = t.largest_user().to_vec();
+                    if hi.as_deref().is_some_and(|hi| t.largest_user() > hi) {
+                        hi = Some(t.largest_user().to_vec());
                         continue 'again;
                     }
                 }
@@ -202,35 +177,44 @@ impl Version {
     /// The newest version of `key` at `snapshot` in the tables: level 0 newest first, then
     /// the one table per deeper level whose range holds the key. When more than one table
     /// was probed, the first (with its level) goes to `charge`: LevelDB's seek statistics.
+    ///
+    /// # Errors
+    /// A table that cannot be opened, or a block that fails its checksum or does not
+    /// decode: damage is an error, never a missing key.
     pub fn get(
         &self,
+        cache: &TableCache,
         key: &[u8],
         snapshot: u64,
         opts: ReadOptions,
         value: &mut Vec<u8>,
-        charge: &mut Option<(usize, Arc<Table>)>,
+        charge: &mut Option<(usize, Arc<FileInfo>)>,
     ) -> Result<TableGet> {
-        let mut first: Option<(usize, &Arc<Table>)> = None;
-        for (level, tables) in self.levels.iter().enumerate() {
-            let candidates: &[Arc<Table>] = if level == 0 {
-                tables
+        let mut first: Option<(usize, &Arc<FileInfo>)> = None;
+        let opts = opts.snapshot(Some(snapshot));
+        for (level, files) in self.levels.iter().enumerate() {
+            let candidates: &[Arc<FileInfo>] = if level == 0 {
+                files
             } else {
-                let i = tables.partition_point(|t| t.largest_user() < key);
-                tables.get(i..(i + 1).min(tables.len())).unwrap_or(&[])
+                let i = files.partition_point(|t| t.largest_user() < key);
+                files.get(i..(i + 1).min(files.len())).unwrap_or(&[])
             };
-            for t in candidates {
-                if !t.overlaps(key, key) {
+            for f in candidates {
+                if !f.overlaps(key, key) {
                     continue;
                 }
                 match first {
-                    None => first = Some((level, t)),
+                    None => first = Some((level, f)),
                     Some((l, f)) if charge.is_none() => *charge = Some((l, f.clone())),
                     Some(_) => {}
                 }
-                match t
-                    .reader
-                    .get_into(key, &opts.snapshot(Some(snapshot)), value)?
-                {
+                let table = cache.get(f.meta.number)?;
+                match table.reader.get_into(key, &opts, value).map_err(|e| {
+                    leveldb_table::Error::InFile {
+                        file: leveldb_table::db::files::table_file_name(f.meta.number),
+                        source: Box::new(e),
+                    }
+                })? {
                     Lookup::Found { .. } => return Ok(TableGet::Found),
                     Lookup::Deleted { .. } => return Ok(TableGet::Deleted),
                     Lookup::NotFound => {}
@@ -241,27 +225,9 @@ impl Version {
     }
 }
 
-impl TableSource for Version {
-    fn table(&self, number: u64) -> Result<&TableReader<TableFile>> {
-        self.by_number
-            .get(&number)
-            .map(|t| &t.reader)
-            .ok_or_else(|| leveldb_table::Error::MissingFile {
-                file: table_file_name(number),
-            })
-    }
-}
-
-/// Ordering helper: `InternalKeyComparator::compare` through the `Comparator` trait.
-trait CompareKeys {
-    fn compare_keys(&self, a: &[u8], b: &[u8]) -> Ordering;
-}
-
-impl CompareKeys for InternalKeyComparator {
-    fn compare_keys(&self, a: &[u8], b: &[u8]) -> Ordering {
-        use leveldb_table::Comparator;
-        self.compare(a, b)
-    }
+/// Orders two internal keys.
+pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
+    icmp().compare(a, b)
 }
 
 /// A table's entry in a VersionEdit.
@@ -272,36 +238,5 @@ pub fn new_file(level: usize, f: &FileMeta) -> NewFile {
         size: f.size,
         smallest: f.smallest.clone(),
         largest: f.largest.clone(),
-    }
-}
-
-/// The MANIFEST being appended to.
-pub struct Manifest {
-    /// Its file number.
-    pub number: u64,
-    log: LogWriter<BufWriter<File>>,
-}
-
-impl Manifest {
-    /// Creates `MANIFEST-number` holding `edit` (the whole state), synced. CURRENT is not
-    /// changed here.
-    pub fn create(dir: &Path, number: u64, edit: &VersionEdit) -> Result<Manifest> {
-        let path = dir.join(leveldb_table::db::files::manifest_file_name(number));
-        let mut m = Manifest {
-            number,
-            log: LogWriter::new(BufWriter::new(File::create(path)?)),
-        };
-        m.append(edit)?;
-        Ok(m)
-    }
-
-    /// Appends `edit` and syncs: once this returns, the change survives a crash.
-    pub fn append(&mut self, edit: &VersionEdit) -> Result<()> {
-        let mut rec = Vec::new();
-        edit.encode(&mut rec);
-        self.log.add_record(&rec)?;
-        self.log.flush()?;
-        self.log.get_ref().get_ref().sync_data()?;
-        Ok(())
     }
 }

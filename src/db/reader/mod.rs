@@ -1,9 +1,11 @@
 //! [`Db`]: a LevelDB database directory opened read-only.
 //!
 //! Opening reads CURRENT, replays the MANIFEST it names (the live tables per level) and the
-//! live write-ahead logs (into an in-memory table), and nothing else: tables are opened on
-//! first use. No file is created, renamed, written or locked, so a directory another process
-//! holds (LevelDB's LOCK) or a read-only mount reads the same.
+//! live write-ahead logs (into an in-memory table), and opens the live tables' files and
+//! holds them (their blocks are read on first use). No file is created, renamed, written or
+//! locked, so a directory another process holds (LevelDB's LOCK) or a read-only mount reads
+//! the same; and while that process writes and compacts, a `Db` reads one consistent state,
+//! at one sequence number, for as long as it lives (`live.rs`).
 //!
 //! ```text
 //! dir/CURRENT -> MANIFEST-N -> levels 0..6 of NNNNNN.ldb (key ranges, sizes)
@@ -111,25 +113,8 @@ pub struct Db {
     /// No usable MANIFEST: every table is read, all as if at level 0.
     repair_view: bool,
     mmap: bool,
-}
-
-/// The LevelDB files of a directory (name, kind), and its other names.
-type Listing = (Vec<(String, FileKind)>, Vec<String>);
-
-/// Lists the directory: (name, kind) for every LevelDB file, other names apart.
-fn list(dir: &Path) -> Result<Listing> {
-    let mut ours = Vec::new();
-    let mut other = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        match FileKind::parse(&name) {
-            Some(k) => ours.push((name, k)),
-            None => other.push(name),
-        }
-    }
-    ours.sort_by_key(|(_, k)| *k);
-    other.sort();
-    Ok((ours, other))
+    /// Attempts opening took to read one consistent state (live.rs).
+    attempts: u32,
 }
 
 /// `e`, naming `file` (unless it names one already).
@@ -144,14 +129,19 @@ pub(crate) fn in_file(file: &str, e: Error) -> Error {
 }
 
 impl Db {
-    /// Opens the database in `dir` read-only.
+    /// Opens the database in `dir` read-only, at one consistent state: while its owner
+    /// writes and compacts, opening reads CURRENT, the MANIFEST and the logs again when
+    /// they changed under it, and holds every live table's file open, so that every read of
+    /// the `Db` sees the directory as of one sequence number ([`last_sequence`](Self::last_sequence)),
+    /// whatever the owner deletes meanwhile.
     ///
     /// # Errors
     /// I/O errors; a bad CURRENT or MANIFEST, a damaged log record or a missing table
     /// (unless `opts.salvage`); a comparator the options do not supply
-    /// ([`Error::UnknownComparator`]). Every error names its file.
+    /// ([`Error::UnknownComparator`]); a directory that changed under every one of 20
+    /// attempts ([`Error::OwnerRewriting`]). Every error names its file.
     pub fn open(dir: impl AsRef<Path>, opts: DbOptions) -> Result<Db> {
-        Self::open_with(dir.as_ref(), opts, false)
+        Self::open_settled(dir.as_ref(), opts, false)
     }
 
     /// [`open`](Self::open), reading the tables through read-only memory maps as LevelDB
@@ -168,7 +158,7 @@ impl Db {
     /// As [`open`](Self::open).
     #[allow(unsafe_code)]
     pub unsafe fn open_mmap(dir: impl AsRef<Path>, opts: DbOptions) -> Result<Db> {
-        Self::open_with(dir.as_ref(), opts, true)
+        Self::open_settled(dir.as_ref(), opts, true)
     }
 
     /// The directory.
@@ -273,6 +263,13 @@ impl Db {
         &self.icmp
     }
 
+    /// How many attempts opening took to read one consistent state of the directory: 1
+    /// unless its owner changed it meanwhile (a flush, a compaction, a new MANIFEST), when
+    /// it was read again.
+    pub fn open_attempts(&self) -> u32 {
+        self.attempts
+    }
+
     /// The name of a live table's file.
     pub fn table_name(&self, number: u64) -> Option<&str> {
         self.tables.name(number)
@@ -294,6 +291,10 @@ fn batch_at(e: Error, record_offset: u64) -> Error {
 
 mod get;
 mod level_search;
+mod listing;
+mod live;
+#[cfg(test)]
+mod live_tests;
 mod open;
 mod open_table;
 mod order;

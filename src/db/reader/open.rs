@@ -8,28 +8,79 @@
 //! logs (live ones, oldest first) -> WriteBatches -> memtable (sorted in the order)
 //! ```
 
+use std::io::{ErrorKind, Read};
+
+use super::listing::Listing;
+use super::live::{self, Observed, Step};
 use super::order::{self, OrderSource};
 use super::*;
+use crate::db::folder;
 
 /// The batches of the replayed logs, each with where it came from.
 type Batches = Vec<(Origin, Vec<u8>)>;
 
 impl Db {
-    pub(super) fn open_with(dir: &Path, opts: DbOptions, mmap: bool) -> Result<Db> {
+    /// One attempt at opening (`live.rs` checks what `seen` records and tries again when
+    /// the owner changed the directory meanwhile).
+    pub(super) fn open_with(
+        dir: &Path,
+        opts: DbOptions,
+        mmap: bool,
+        seen: &mut Observed,
+    ) -> Result<Db> {
         let dir = dir.to_path_buf();
-        let (files, other_files) = list(&dir)?;
+        if dir.is_file() {
+            return Err(Error::NotADatabase {
+                reason: "it is a file, not a directory".into(),
+            });
+        }
+        // Listed, its tables and logs held open, before the MANIFEST is read: what a flush
+        // or a compaction deletes meanwhile is still read (listing.rs).
+        let mut listing = Listing::take(&dir)?;
+        live::step(Step::Listed);
+        // No CURRENT, table, log or MANIFEST: not a database at all (folder.rs says what).
+        if !listing.files.iter().any(|(_, k)| {
+            matches!(
+                k,
+                FileKind::Current | FileKind::Table(_) | FileKind::Log(_) | FileKind::Manifest(_)
+            )
+        }) {
+            return Err(Error::NotADatabase {
+                reason: folder::describe(&dir, &listing.other),
+            });
+        }
         let mut notes = Vec::new();
         let damage = DamageLog::default();
         let salvage = opts.salvage;
 
         // CURRENT and the MANIFEST it names.
         let manifest = filename::read_current(&dir)
-            .map_err(|e| in_file("CURRENT", e))
+            .map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == ErrorKind::NotFound => in_file(
+                    "CURRENT",
+                    Error::BadCurrent {
+                        reason: "missing, though the folder holds LevelDB's tables, logs or \
+                                 MANIFESTs (LevelDB would not open it; salvage reads them)"
+                            .into(),
+                    },
+                ),
+                e => in_file("CURRENT", e),
+            })
             .and_then(|(name, _)| {
-                let bytes = std::fs::read(dir.join(&name)).map_err(|e| in_file(&name, e.into()))?;
+                seen.current(&name);
+                let bytes = std::fs::read(dir.join(&name)).map_err(|e| {
+                    let now = std::fs::metadata(dir.join(&name)).ok();
+                    seen.manifest_len(now.map(|m| m.len()));
+                    if e.kind() == ErrorKind::NotFound {
+                        seen.vanished(&name);
+                    }
+                    in_file(&name, e.into())
+                })?;
+                seen.manifest_len(Some(bytes.len() as u64));
                 // Any damage fails the replay: a MANIFEST missing an edit would give a wrong set
                 // of live tables; salvage then reads every table instead.
                 let st = ManifestState::replay(&bytes, false).map_err(|e| in_file(&name, e))?;
+                seen.manifest(&st);
                 Ok((name, st))
             });
         let (manifest, mut state, repair_view) = match manifest {
@@ -58,12 +109,13 @@ impl Db {
             }
             Err(e) => return Err(e),
         };
+        live::step(Step::ManifestRead);
         let manifest_torn_tail = state.torn_tail.filter(|_| !repair_view);
 
         // The comparator a MANIFEST names: the live one's, or (repair view) the newest
         // MANIFEST file's that still says it.
         let named = if repair_view {
-            newest_manifest_comparator(&dir, &files)
+            newest_manifest_comparator(&dir, &listing.files)
         } else {
             state
                 .comparator
@@ -82,24 +134,45 @@ impl Db {
             }
         }
 
+        // The live tables (every one listed, in the repair view), each file held open from
+        // now on (tables.rs); one not there is missing, or deleted since (`live.rs`).
+        let numbers: Vec<u64> = if repair_view {
+            listing
+                .files
+                .iter()
+                .filter_map(|(_, k)| match k {
+                    FileKind::Table(n) => Some(*n),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            state.levels.iter().flatten().map(|f| f.number).collect()
+        };
+        let (tables, gone) = Tables::hold(&dir, &numbers, &mut listing);
+        for (_, name) in &gone {
+            seen.vanished(name);
+        }
+        live::step(Step::TablesHeld);
+        // Listed again: the logs new since (one the MANIFEST names among them), held too.
+        listing.refresh(&dir, false)?;
+        live::step(Step::Relisted);
         // Tables on disk by number (with their actual name, .ldb or .sst).
-        let on_disk: BTreeMap<u64, String> = files
+        let on_disk: BTreeMap<u64, String> = tables
+            .0
             .iter()
-            .filter_map(|(n, k)| match k {
-                FileKind::Table(num) => Some((*num, n.clone())),
-                _ => None,
-            })
+            .map(|e| (e.number, e.name.clone()))
             .collect();
 
         // The live logs, oldest first (every log in the repair view).
         let (logs, batches) = read_logs(
             &dir,
-            &files,
+            &mut listing,
             &state,
             repair_view,
             &mut notes,
             &damage,
             salvage,
+            seen,
         )?;
 
         // The order.
@@ -169,7 +242,7 @@ impl Db {
             for (level, files) in state.levels.iter_mut().enumerate() {
                 let mut kept = Vec::with_capacity(files.len());
                 for f in files.drain(..) {
-                    if on_disk.contains_key(&f.number) {
+                    if tables.contains(f.number) {
                         kept.push(f);
                         continue;
                     }
@@ -232,17 +305,6 @@ impl Db {
             .block_cache(Some(cache))
             .verify_checksums(opts.verify_checksums);
         reader_opts.comparator = user;
-        let live: std::collections::BTreeSet<u64> = state
-            .levels
-            .iter()
-            .flat_map(|l| l.iter().map(|f| f.number))
-            .collect();
-        let tables = Tables::new(
-            on_disk
-                .iter()
-                .filter(|(n, _)| live.contains(n))
-                .map(|(&n, name)| (n, name.clone())),
-        );
         for (number, mut f) in found {
             f.sort(&icmp);
             tables.set_found(number, f);
@@ -275,7 +337,7 @@ impl Db {
             logs,
             tables,
             search,
-            other_files,
+            other_files: std::mem::take(&mut listing.other),
             last_sequence,
             notes,
             damage_at_open: damage.len(),
@@ -285,6 +347,7 @@ impl Db {
             read: ReadOptions::default(),
             repair_view,
             mmap,
+            attempts: 1,
         })
     }
 }
@@ -335,25 +398,43 @@ fn batch_keys(data: &[u8]) -> Vec<&[u8]> {
 
 /// Reads the live logs (every log in the repair view), oldest first: what each held, and
 /// its whole batches. Damage is an error, or (salvage) a note and a skip.
+#[allow(clippy::too_many_arguments)]
 fn read_logs(
     dir: &Path,
-    files: &[(String, FileKind)],
+    listing: &mut Listing,
     state: &ManifestState,
     repair_view: bool,
     notes: &mut Vec<String>,
     damage: &DamageLog,
     salvage: bool,
+    seen: &mut Observed,
 ) -> Result<(Vec<LogInfo>, Batches)> {
     let mut logs = Vec::new();
     let mut batches: Batches = Vec::new();
-    for (name, kind) in files {
-        let FileKind::Log(number) = *kind else {
-            continue;
-        };
+    let names: Vec<(String, u64)> = listing
+        .files
+        .iter()
+        .filter_map(|(name, kind)| match *kind {
+            FileKind::Log(number) => Some((name.clone(), number)),
+            _ => None,
+        })
+        .collect();
+    for (name, number) in &names {
+        let (name, number) = (name.as_str(), *number);
         if !repair_view && !state.log_is_live(number) {
             continue;
         }
-        let bytes = std::fs::read(dir.join(name)).map_err(|e| in_file(name, e.into()))?;
+        let mut bytes = Vec::new();
+        match listing.file(dir, name) {
+            Ok(Some(f)) => (&*f).read_to_end(&mut bytes).map(|_| ()),
+            Ok(None) => {
+                seen.vanished(name);
+                Err(std::io::Error::from(ErrorKind::NotFound))
+            }
+            Err(e) => Err(e),
+        }
+        .map_err(|e| in_file(name, e.into()))?;
+        let mut sequences: Option<(u64, u64)> = None;
         let mut info = LogInfo {
             number,
             batches: 0,
@@ -363,10 +444,14 @@ fn read_logs(
         for item in LogReader::new(&bytes) {
             match item {
                 LogItem::Record { offset, data } => {
-                    let checked = WriteBatchReader::new(&data)
-                        .and_then(|b| b.collect().map(|r| r.len() as u64));
+                    let checked = WriteBatchReader::new(&data).and_then(|b| {
+                        let end = b.sequence().saturating_add(u64::from(b.count()));
+                        let first = sequences.map_or(b.sequence(), |(first, _)| first);
+                        b.collect().map(|r| (r.len() as u64, (first, end)))
+                    });
                     match checked {
-                        Ok(n) => {
+                        Ok((n, seqs)) => {
+                            sequences = Some(seqs);
                             info.batches += 1;
                             info.records += n;
                             batches.push((
@@ -409,6 +494,7 @@ fn read_logs(
                 }
             }
         }
+        seen.log(number, sequences);
         logs.push(info);
     }
     Ok((logs, batches))

@@ -1,8 +1,10 @@
 //! Opening the database's live tables on first use ([`Tables`](super::tables::Tables) holds
-//! them): by file number or by place in the list, through pread or a memory map, and under
-//! salvage past their damaged blocks.
+//! their files from the moment the database is opened): by file number or by place in the
+//! list, through pread or a memory map, and under salvage past their damaged blocks.
 
 use std::fs::File;
+use std::io::ErrorKind;
+use std::sync::Arc;
 
 use super::tables::Entry;
 use super::{in_file, Db};
@@ -10,6 +12,7 @@ use crate::db::cursor::{TableCursor, TableFile, TableSource};
 use crate::db::filename;
 use crate::db::salvage_table::{FoundTable, SkipIter};
 use crate::error::{Error, Result};
+use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 use crate::table::TableReader;
 
@@ -32,7 +35,7 @@ impl Db {
     #[cold]
     fn open_table<'a>(&'a self, e: &'a Entry) -> Result<&'a TableReader<TableFile>> {
         let name = &e.name;
-        let file = File::open(self.dir.join(name)).map_err(|err| in_file(name, err.into()))?;
+        let file = self.table_file(e)?;
         let source: TableFile = if self.mmap {
             #[cfg(feature = "mmap")]
             {
@@ -55,6 +58,49 @@ impl Db {
         e.reader
             .get()
             .ok_or_else(|| Error::MissingFile { file: name.clone() })
+    }
+
+    /// The file of table `e`: the one held since the database was opened, or (when there
+    /// were more tables than the process may hold open) opened now, when a compaction may
+    /// have deleted it.
+    fn table_file(&self, e: &Entry) -> Result<Arc<File>> {
+        if let Some(f) = &e.file {
+            return Ok(f.clone());
+        }
+        match File::open(self.dir.join(&e.name)) {
+            Ok(f) => Ok(Arc::new(f)),
+            Err(err) if err.kind() == ErrorKind::NotFound => Err(in_file(
+                &e.name,
+                Error::OwnerRewriting {
+                    reason: format!(
+                        "deleted while the database was read (of its {} tables, the {} held \
+                         open since it was opened are safe from deletion, this one was not: \
+                         the process may not hold more files open; raise `ulimit -n`)",
+                        self.tables.0.len(),
+                        self.tables.pinned()
+                    ),
+                },
+            )),
+            Err(err) => Err(in_file(&e.name, err.into())),
+        }
+    }
+
+    /// The length of live table `number`'s file (the file held open since the database was
+    /// opened), if it can be read; the MANIFEST records what it should be
+    /// ([`FileMeta::size`](crate::db::files::FileMeta)).
+    pub fn table_file_len(&self, number: u64) -> Option<u64> {
+        let e = self.tables.get(number)?;
+        self.table_file(e).ok()?.size().ok()
+    }
+
+    /// All of table `e`'s bytes, from the file held open.
+    fn table_bytes(&self, e: &Entry) -> Result<Vec<u8>> {
+        let f = self.table_file(e)?;
+        let len = f.size().map_err(|io| in_file(&e.name, io.into()))?;
+        let bytes = f
+            .read_at(0, usize::try_from(len).unwrap_or(usize::MAX))
+            .map_err(|io| in_file(&e.name, io.into()))?;
+        Ok(Vec::from(bytes))
     }
 }
 
@@ -97,8 +143,7 @@ impl Db {
                 opts,
             ))),
             Err(err) if self.salvage && err.is_corruption() => {
-                let bytes = std::fs::read(self.dir.join(&e.name))
-                    .map_err(|io| in_file(&e.name, io.into()))?;
+                let bytes = self.table_bytes(e)?;
                 let found = FoundTable::salvage(
                     &bytes,
                     &e.name,

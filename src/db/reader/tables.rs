@@ -1,20 +1,28 @@
-//! The live tables of an open database: each opened on first use (pread or a memory map),
-//! found by file number or, from a level's search aid, by its place in the list. Under
-//! salvage a table is read past its damaged blocks, and a table that does not open is read
-//! from the blocks its checksums find (`salvage_table.rs`).
+//! The live tables of an open database: each file held open from the moment the database
+//! is opened (so that a compaction deleting it cannot take it from under a read: on Unix a
+//! deleted file stays readable through a descriptor that holds it), its reader built on
+//! first use (pread or a memory map), found by file number or, from a level's search aid,
+//! by its place in the list. Under salvage a table is read past its damaged blocks, and a
+//! table that does not open is read from the blocks its checksums find (`salvage_table.rs`).
 
-use std::sync::OnceLock;
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use super::level_search::NO_SLOT;
+use super::listing::Listing;
 use crate::db::cursor::TableFile;
+use crate::db::filename;
 use crate::db::salvage_table::FoundTable;
 use crate::table::TableReader;
 
-/// One live table: its number, file name, and reader once opened (or, under salvage, what
+/// One live table: its number, file name, the file held open (unless there were more
+/// tables than the process may hold open), and reader once opened (or, under salvage, what
 /// its block checksums found when it does not open).
 pub(super) struct Entry {
     pub(super) number: u64,
     pub(super) name: String,
+    pub(super) file: Option<Arc<File>>,
     pub(super) reader: OnceLock<TableReader<TableFile>>,
     pub(super) found: OnceLock<FoundTable>,
 }
@@ -23,18 +31,57 @@ pub(super) struct Entry {
 pub(super) struct Tables(pub(super) Vec<Entry>);
 
 impl Tables {
-    /// The list of `(number, file name)` pairs (any order).
-    pub(super) fn new(files: impl Iterator<Item = (u64, String)>) -> Tables {
-        let mut v: Vec<Entry> = files
-            .map(|(number, name)| Entry {
-                number,
-                name,
-                reader: OnceLock::new(),
-                found: OnceLock::new(),
-            })
-            .collect();
+    /// The tables numbered `numbers`, each file held open: the one `listing` holds, or (a
+    /// table new since the listing) opened now; one listed beyond what the process may hold
+    /// open is opened on first use. Also returns the tables that are not there (deleted by a
+    /// compaction since they were listed, or missing), by their `.ldb` name, and leaves
+    /// them out.
+    pub(super) fn hold(
+        dir: &Path,
+        numbers: &[u64],
+        listing: &mut Listing,
+    ) -> (Tables, Vec<(u64, String)>) {
+        let mut v = Vec::with_capacity(numbers.len());
+        let mut gone = Vec::new();
+        for &number in numbers {
+            let ldb = filename::table_file_name(number);
+            let found = match listing.table_name(number).map(str::to_string) {
+                Some(name) if listing.is_held(&name) => match listing.file(dir, &name) {
+                    Ok(Some(f)) => Some((name, Some(f))),
+                    _ => None,
+                },
+                Some(name) => Some((name, None)),
+                None => [ldb.clone(), format!("{number:06}.sst")]
+                    .into_iter()
+                    .find_map(|name| match listing.file(dir, &name) {
+                        Ok(Some(f)) => Some((name, Some(f))),
+                        Ok(None) => None,
+                        Err(_) => Some((name, None)),
+                    }),
+            };
+            match found {
+                Some((name, file)) => v.push(Entry {
+                    number,
+                    name,
+                    file,
+                    reader: OnceLock::new(),
+                    found: OnceLock::new(),
+                }),
+                None => gone.push((number, ldb)),
+            }
+        }
         v.sort_by_key(|e| e.number);
-        Tables(v)
+        (Tables(v), gone)
+    }
+
+    /// Whether table `number` is among them.
+    pub(super) fn contains(&self, number: u64) -> bool {
+        self.get(number).is_some()
+    }
+
+    /// How many tables are held open.
+    pub(super) fn pinned(&self) -> usize {
+        self.0.iter().filter(|e| e.file.is_some()).count()
     }
 
     /// The place of table `number` in the list ([`NO_SLOT`] when it is not there).

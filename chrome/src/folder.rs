@@ -1,10 +1,12 @@
-//! Naming SQLite where LevelDB was expected: a folder of SQLite databases (Chromium's
-//! SQLite IndexedDB among them) or a SQLite file, in one line.
+//! What a folder or file of a Chrome profile is when a LevelDB database was expected, in
+//! one line: a SQLite file, a folder of SQLite databases (Chromium's SQLite IndexedDB among
+//! them), a folder of IndexedDB blob files (`*.indexeddb.blob`, beside the database).
+//! (Folders of no application's are told apart by the table crate: `Error::NotADatabase`.)
 
 use std::io::Read;
 use std::path::Path;
 
-use sst_chrome::idb::{identify_sqlite, SqliteInfo};
+use crate::idb::{identify_sqlite, SqliteInfo};
 
 /// The first page of a file (at most 64 KiB), if it reads as SQLite.
 fn sqlite_file(path: &Path) -> Option<SqliteInfo> {
@@ -36,9 +38,22 @@ fn describe(info: &SqliteInfo) -> String {
     )
 }
 
-/// One line naming what `path` is when it is SQLite, not LevelDB: a SQLite file, or a
-/// folder holding SQLite files (and no LevelDB `CURRENT`).
+/// One line naming what `path` is when it is Chrome's but not a LevelDB database: a SQLite
+/// file, a folder holding SQLite files (and no LevelDB `CURRENT`), a folder of IndexedDB
+/// blob files.
 pub fn not_leveldb(path: &Path) -> Option<String> {
+    if let Some(db) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".indexeddb.blob"))
+        .filter(|_| path.is_dir())
+    {
+        return Some(format!(
+            "{}: Chrome IndexedDB's blob files (values stored outside the database), not a \
+             LevelDB database; the database is {db}.indexeddb.leveldb beside it",
+            path.display()
+        ));
+    }
     if path.is_file() {
         let info = sqlite_file(path)?;
         return Some(format!(

@@ -1,0 +1,120 @@
+//! The open tables (LevelDB's `TableCache`): at most `capacity` kept open, the least
+//! recently used closed first. A reader holds its table (an `Arc`) while it uses it, so a
+//! table closed by the cache stays readable until the last user is done.
+//!
+//! ```text
+//! get(number) ─► open? ─ yes ─► Arc<Table> (use tick updated)
+//!                      └ no ──► open the file, verify footer and index, insert;
+//!                               over capacity: close the entry with the oldest tick
+//! ```
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use leveldb_table::db::engine::TableFile;
+use leveldb_table::db::files::table_file_name;
+use leveldb_table::{Error, ReaderOptions, Result, TableReader};
+
+/// An open table.
+pub struct Table {
+    /// Its file number.
+    pub number: u64,
+    /// The reader.
+    pub reader: TableReader<TableFile>,
+}
+
+struct Slot {
+    table: Arc<Table>,
+    used: AtomicU64,
+}
+
+/// The open tables of one directory.
+pub struct TableCache {
+    dir: PathBuf,
+    opts: ReaderOptions,
+    capacity: usize,
+    tables: RwLock<HashMap<u64, Slot>>,
+    tick: AtomicU64,
+}
+
+impl TableCache {
+    /// A cache of at most `capacity` open tables of `dir`, read with `opts`.
+    pub fn new(dir: &Path, opts: ReaderOptions, capacity: usize) -> TableCache {
+        TableCache {
+            dir: dir.to_path_buf(),
+            opts,
+            capacity: capacity.max(1),
+            tables: RwLock::default(),
+            tick: AtomicU64::new(0),
+        }
+    }
+
+    /// Table `number`, opened if it is not open.
+    ///
+    /// # Errors
+    /// The file is missing or cannot be read, or its footer or index is damaged: the
+    /// library's error, naming the file.
+    pub fn get(&self, number: u64) -> Result<Arc<Table>> {
+        let now = self.tick.fetch_add(1, Ordering::Relaxed);
+        {
+            let tables = self.tables.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(s) = tables.get(&number) {
+                s.used.store(now, Ordering::Relaxed);
+                return Ok(s.table.clone());
+            }
+        }
+        let table = Arc::new(open_table(&self.dir, number, &self.opts)?);
+        let mut tables = self.tables.write().unwrap_or_else(|p| p.into_inner());
+        if tables.len() >= self.capacity && !tables.contains_key(&number) {
+            let oldest = tables
+                .iter()
+                .min_by_key(|(_, s)| s.used.load(Ordering::Relaxed))
+                .map(|(n, _)| *n);
+            if let Some(n) = oldest {
+                tables.remove(&n);
+            }
+        }
+        let slot = tables.entry(number).or_insert(Slot {
+            table,
+            used: AtomicU64::new(now),
+        });
+        Ok(slot.table.clone())
+    }
+
+    /// Closes table `number` (it is obsolete); users holding it keep it until they are done.
+    pub fn evict(&self, number: u64) {
+        self.tables
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&number);
+    }
+
+    /// How many tables are open in the cache.
+    pub fn len(&self) -> usize {
+        self.tables.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+/// Opens table `number` of `dir` (named `NNNNNN.ldb`, or `NNNNNN.sst` as LevelDB before 1.14
+/// named tables).
+pub fn open_table(dir: &Path, number: u64, opts: &ReaderOptions) -> Result<Table> {
+    let mut name = table_file_name(number);
+    let mut file = File::open(dir.join(&name));
+    if matches!(&file, Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+        let sst = format!("{number:06}.sst");
+        if let Ok(f) = File::open(dir.join(&sst)) {
+            name = sst;
+            file = Ok(f);
+        }
+    }
+    let in_file = |e: Error| Error::InFile {
+        file: name.clone(),
+        source: Box::new(e),
+    };
+    let file = file.map_err(|e| in_file(e.into()))?;
+    let reader = TableReader::open(Box::new(file) as TableFile, opts.clone()).map_err(in_file)?;
+    Ok(Table { number, reader })
+}
