@@ -5,6 +5,8 @@
 # <= 1.0 is as fast as LevelDB or faster).
 #
 # usage: scripts/bench_mini_lsm.sh LEVELDB_SRC [NUM=1000000] [ROUNDS=5]
+#        MINI_LSM_BEFORE=path/to/an/older/mini_lsm scripts/bench_mini_lsm.sh ...  (a third
+#        side in the same rounds: an earlier build of the engine, for before/after tables)
 #
 #   LEVELDB_SRC  a checkout of github.com/google/leveldb (submodules not needed); nothing
 #                of it is copied into this repository.
@@ -28,7 +30,7 @@
 #      benchmark's result line and the next, so it includes the background work a
 #      workload leaves (both sides measured alike)
 #   5. prints a markdown table of medians; fails when the sides disagree on the keys found
-#      (readrandom) or the entries read (readseq), or when LevelDB runs without snappy
+#      (readrandom), or when LevelDB runs without snappy
 set -euo pipefail
 SRC=${1:?usage: scripts/bench_mini_lsm.sh LEVELDB_SRC [NUM] [ROUNDS]}
 NUM=${2:-1000000}
@@ -57,7 +59,7 @@ grep -q '^HAVE_TCMALLOC:INTERNAL=1' "$build/CMakeCache.txt" && libs+=(-ltcmalloc
   -I"$SRC" -I"$SRC/include" -I"$build/include" \
   "$SRC/benchmarks/db_bench.cc" "$SRC/util/histogram.cc" "$SRC/util/testutil.cc" \
   "$build/libleveldb.a" "${libs[@]}" -lgmock -lgtest -lpthread -o "$build/db_bench"
-leveldb_version=$(git -C "$SRC" describe --always --tags 2>/dev/null || echo unknown)
+leveldb_version=$( (git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo "source") | head -1)
 
 log "building the engine (cargo build --release --example mini_lsm)"
 (cd "$root" && cargo build --release --quiet --example mini_lsm)
@@ -67,9 +69,9 @@ commit=$(git -C "$root" rev-parse --short HEAD)
 git -C "$root" diff --quiet HEAD -- examples/mini_lsm src || commit="$commit+dirty"
 
 python3 - "$build/db_bench" "$target_dir/release/examples/mini_lsm" "$work" "$NUM" "$ROUNDS" \
-  "$commit" "$leveldb_version" <<'PY'
+  "$commit" "$leveldb_version" "${MINI_LSM_BEFORE:-}" <<'PY'
 import os, re, statistics, subprocess, sys, time
-leveldb, ours, work, num, rounds, commit, version = sys.argv[1:8]
+leveldb, ours, work, num, rounds, commit, version, before = sys.argv[1:9]
 num, rounds = int(num), int(rounds)
 BENCHES = ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq"]
 LINE = re.compile(r"^(\w+)\s*:\s*([0-9.]+) micros/op;(.*)$")
@@ -86,8 +88,10 @@ def run(side):
     if side == "leveldb":
         cmd = [leveldb] + [f"--{k}={v}" for k, v in flags.items()] + ["--compression=1", f"--db={db}"]
     else:
-        cmd = [ours, db, "bench", "--fresh"] + [a for k, v in flags.items() for a in (f"--{k}", str(v))]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        exe = before if side == "before" else ours
+        cmd = [exe, db, "bench", "--fresh"] + [a for k, v in flags.items() for a in (f"--{k}", str(v))]
+    errfile = open(os.path.join(work, f"{side}.stderr"), "w+")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errfile, text=True)
     out, last, text = {}, cpu_of(p.pid), []
     for line in p.stdout:
         text.append(line)
@@ -99,22 +103,32 @@ def run(side):
                                    found=found and int(found.group(1)))
             last = cpu
     if p.wait() != 0 or len(out) != len(BENCHES):
-        sys.exit(f"{side} failed:\n{''.join(text)}")
-    if side == "leveldb" and any("Snappy compression is not enabled" in l for l in text):
-        sys.exit("db_bench runs without snappy")
+        errfile.seek(0)
+        sys.exit(f"{side} failed:\n{''.join(text)}{errfile.read()[-3000:]}")
+    if side == "leveldb":
+        if any("Snappy compression is not enabled" in l for l in text):
+            sys.exit("db_bench runs without snappy")
+        errfile.seek(0)
+        lines = errfile.read().splitlines() + text
+        versions.update(l.split("version", 1)[1].strip() for l in lines if l.startswith("LevelDB:"))
     subprocess.run(["rm", "-rf", db], check=True)
     os.sync()
     return out
 
-results = {"leveldb": [], "ours": []}
+sides = ["leveldb", "ours"] + (["before"] if before else [])
+results = {s: [] for s in sides}
+versions, loads = set(), []
 for r in range(rounds):
     load = open("/proc/loadavg").read().split()[:3]
+    loads.append(float(load[0]))
     print(f"[bench_mini_lsm] round {r + 1}/{rounds} (load average {' '.join(load)})", file=sys.stderr)
-    for side in (["leveldb", "ours"] if r % 2 == 0 else ["ours", "leveldb"]):
+    for side in (sides if r % 2 == 0 else sides[::-1]):
         results[side].append(run(side))
 
 med = statistics.median
-print(f"NUM = {num}, {rounds} alternating rounds, LevelDB {version} db_bench, mini_lsm {commit}")
+print(f"NUM = {num}, {rounds} alternating rounds, db_bench of LevelDB {'/'.join(sorted(versions))} "
+      f"({version}), mini_lsm {commit}; 1-minute load average {min(loads):.1f}-{max(loads):.1f} "
+      f"at the rounds' starts")
 print()
 print("| benchmark | LevelDB db_bench (µs/op) | mini_lsm (µs/op) | wall ratio (medians) | median of per-round wall ratios | CPU s, LevelDB / mini_lsm | CPU ratio (medians) |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -126,6 +140,10 @@ for b in BENCHES:
     lc, oc = med(x["cpu"] for x in l), med(x["cpu"] for x in o)
     paired = med(y["us"] / x["us"] for x, y in zip(l, o))
     print(f"| {b} | {lw:.3f} | {ow:.3f} | {ow / lw:.2f} | {paired:.2f} | {lc:.2f} / {oc:.2f} | {oc / max(lc, 0.01):.2f} |")
+    if before:
+        bw = med(x["us"] for x in (r[b] for r in results["before"]))
+        bc = med(x["cpu"] for x in (r[b] for r in results["before"]))
+        print(f"|   before: {b} | {lw:.3f} | {bw:.3f} | {bw / lw:.2f} | | {lc:.2f} / {bc:.2f} | {bc / max(lc, 0.01):.2f} |")
     founds = {x["found"] for x in l + o}
     if len(founds) > 1:
         print(f"THE SIDES DISAGREE on {b}: found {sorted(map(str, founds))}", file=sys.stderr)

@@ -90,6 +90,35 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// A file that cannot be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error from the operating system.
+        source: io::Error,
+    },
+    /// A SQLite IndexedDB database that cannot be read as one: the file, and what is wrong
+    /// (SQLite's own message, or what our reading of its bytes found, with the offset).
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// A key as the SQLite backend stores it that does not decode.
+    SortableKey {
+        /// Offset in the key's bytes.
+        offset: usize,
+        /// What is wrong there.
+        what: &'static str,
+    },
+    /// A SQLite record's value whose compression does not decode.
+    Decompress {
+        /// The record's `compression_type`.
+        compression: i64,
+        /// What is wrong.
+        what: String,
+    },
     /// Text that is not an IndexedDB key in its JSON form (`idb::parse_key_json`).
     KeyJson {
         /// The byte of the text where it goes wrong.
@@ -156,6 +185,17 @@ impl fmt::Display for Error {
                  says {expected}",
                 path.display()
             ),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Sqlite { path, what } => write!(f, "{}: {what}", path.display()),
+            Error::SortableKey { offset, what } => {
+                write!(f, "{what} at byte {offset} of the key")
+            }
+            Error::Decompress { compression, what } => {
+                write!(
+                    f,
+                    "the value (compression_type {compression}) does not decompress: {what}"
+                )
+            }
             Error::BlobInBlob { path } => {
                 write!(
                     f,
@@ -175,7 +215,7 @@ impl std::error::Error for Error {
         match self {
             Error::Db(e) | Error::BlobEntry { source: e } => Some(e),
             Error::Value { source, .. } => Some(source),
-            Error::BlobFile { source, .. } => Some(source),
+            Error::BlobFile { source, .. } | Error::Io { source, .. } => Some(source),
             _ => None,
         }
     }

@@ -6,13 +6,14 @@
 //! - [`idb`]: IndexedDB on LevelDB: the `idb_cmp1` order ([`idb::IdbComparator`]), keys
 //!   decoded into their parts, the names of databases, object stores and indexes
 //!   ([`idb::Catalog`], read whole by [`idb::idb_catalog`]), record values unwrapped (snappy,
-//!   blob files) by [`idb::idb_value`]; a SQLite IndexedDB file told apart.
+//!   blob files) by [`idb::idb_value`]; Chromium's SQLite backend in [`idb::sqlite`].
 //! - [`v8value`]: values Chrome serialized (V8's format inside Blink's envelope), decoded
 //!   without copying.
 //! - [`dom_storage`]: localStorage and sessionStorage records, and which of the two a
 //!   directory holds.
 //! - [`folder`]: what a profile's folder or file is when it is not a LevelDB database
 //!   (SQLite, IndexedDB's blob files), in one line.
+//! - [`profile`]: a whole Chrome or Electron profile surveyed, area by area.
 //!
 //! A Chrome IndexedDB directory is opened with [`db_options`] (or the options of one's own
 //! with [`idb::known_order`] among their comparators):
@@ -40,6 +41,7 @@ pub mod dom_storage;
 mod error;
 pub mod folder;
 pub mod idb;
+pub mod profile;
 pub mod v8value;
 
 pub use error::{Error, Result, ValuePlace};

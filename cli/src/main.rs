@@ -22,6 +22,7 @@ mod log;
 mod manifest;
 mod order;
 mod output;
+mod profile;
 mod refilter;
 mod rows;
 mod salvage;
@@ -96,6 +97,9 @@ enum Command {
     Refilter(refilter::Args),
     /// Run the conformance kit against another implementation through its adapter command.
     Conform(conform::Args),
+    /// Every storage area of a Chrome or Electron profile: IndexedDB (LevelDB or SQLite),
+    /// localStorage and sessionStorage per origin, other LevelDB databases.
+    Profile(profile::Args),
 }
 
 fn main() {
@@ -137,6 +141,7 @@ fn main() {
         Command::Manifest(a) => manifest::run(a),
         Command::Refilter(a) => refilter::run(&g, a),
         Command::Conform(a) => conform::run(a),
+        Command::Profile(a) => profile::run(a),
     };
     let code = match res {
         Ok(code) => code,

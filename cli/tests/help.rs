@@ -35,6 +35,7 @@ fn expected() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("db build", &[][..]),
         ("log", &["--comparator"][..]),
         ("manifest", &[][..]),
+        ("profile", &[][..]),
     ])
 }
 

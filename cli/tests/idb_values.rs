@@ -528,11 +528,13 @@ fn sqlite_is_named_in_one_line() {
     let dir = tmp.path().join("https_example.com_0.indexeddb.sqlite");
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(dir.join("sample"), &page).unwrap();
+    // `sst db` reads Chromium's SQLite IndexedDB; this imitation has no tables, and one
+    // line says so, naming the file.
     let (code, _, err) = sst(&["db", "info", &s(&dir)]);
     assert_eq!(code, 2);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
-        err.contains("a folder of Chromium's SQLite IndexedDB, not a LevelDB database"),
+        err.contains("sample: not Chromium's SQLite IndexedDB, or damaged"),
         "{err}"
     );
     let (code, _, err) = sst(&["scan", &s(&dir.join("sample"))]);

@@ -89,6 +89,9 @@ pub struct BlobCtx<'a> {
     pub dir: Option<&'a Path>,
     /// The record's database id.
     pub database: i64,
+    /// A SQLite database's record: each blob's legacy file, or `None` where its bytes are
+    /// in the database (given as `blob_row_id`).
+    pub sqlite_files: Option<&'a [Option<std::path::PathBuf>]>,
 }
 
 /// A JavaScript string: lone surrogates kept (decoded with `surrogatepass`).

@@ -154,7 +154,12 @@ fn external<'py>(
             .getattr(cls)?
             .call((py.None(), ""), Some(&kw));
     };
-    if let Some(dir) = blobs
+    if let Some(files) = blobs.sqlite_files {
+        match files.get(i as usize).and_then(|f| f.as_deref()) {
+            Some(path) => kw.set_item("path", path.to_string_lossy())?,
+            None => kw.set_item("blob_row_id", e.blob_number)?,
+        }
+    } else if let Some(dir) = blobs
         .dir
         .filter(|_| e.kind != ExternalKind::FileSystemAccessHandle)
     {

@@ -19,7 +19,7 @@ mod handle_token;
 mod key;
 mod key_json;
 mod origin;
-mod sqlite;
+pub mod sqlite;
 mod value;
 mod wrapping;
 
@@ -38,5 +38,5 @@ pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
 pub use key_json::{parse_key_json, write_json_string};
 pub use origin::{origin_from_identifier, origin_of_directory};
 pub use sqlite::{identify_sqlite, SqliteInfo};
-pub use value::{decode_exists_value, decode_record_value, Envelope, RecordValue};
+pub use value::{decode_envelope, decode_exists_value, decode_record_value, Envelope, RecordValue};
 pub use wrapping::{unwrap_value, Unwrapped};

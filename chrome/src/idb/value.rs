@@ -66,6 +66,12 @@ pub fn decode_record_value(value: &[u8]) -> Option<RecordValue<'_>> {
     })
 }
 
+/// The envelope of a serialized value with no version varint before it (the SQLite
+/// backend's values, after decompression).
+pub fn decode_envelope(serialized: &[u8]) -> Envelope {
+    envelope(serialized).unwrap_or(Envelope::Unknown)
+}
+
 fn envelope(mut s: &[u8]) -> Option<Envelope> {
     if read_byte(&mut s)? != SSV_VERSION_TAG {
         return None;

@@ -19,6 +19,10 @@ pub struct Blobs<'a> {
     pub dir: Option<&'a Path>,
     /// The record's database id (the first folder under the blob folder).
     pub database: i64,
+    /// A SQLite database's record: for each entry of `list`, the legacy file holding its
+    /// bytes, or `None` where they are in the database (`blobs.bytes`, shown as
+    /// `"blob_row_id"`).
+    pub sqlite_files: Option<&'a [Option<std::path::PathBuf>]>,
 }
 
 /// Blob, File, FileList (resolved through the record's blob list) and other platform
@@ -200,7 +204,15 @@ fn external(out: &mut Vec<u8>, as_type: &str, i: u32, blobs: &Blobs<'_>) {
             out.extend_from_slice(format!(",\"last_modified\":{ms}").as_bytes());
         }
     }
-    if let Some(dir) = blobs
+    if let Some(files) = blobs.sqlite_files {
+        match files.get(i as usize).and_then(|f| f.as_deref()) {
+            Some(path) => {
+                out.extend_from_slice(b",\"path\":");
+                push_plain(out, &path.to_string_lossy());
+            }
+            None => out.extend_from_slice(format!(",\"blob_row_id\":{}", e.blob_number).as_bytes()),
+        }
+    } else if let Some(dir) = blobs
         .dir
         .filter(|_| e.kind != ExternalKind::FileSystemAccessHandle)
     {

@@ -304,6 +304,7 @@ impl Decoding<'_> {
             list: v.blobs.as_deref().or(looked_up.as_deref()),
             dir: self.blob_dir.as_deref(),
             database,
+            sqlite_files: None,
         };
         push_decoded(out, &d, &blobs);
         Ok(())

@@ -20,8 +20,8 @@ use super::open::{damage_code, describe, open, DbArgs};
 pub struct Args {
     #[command(flatten)]
     pub db: DbArgs,
-    /// User keys to look up (with --store: IndexedDB keys as JSON; a negative number is a
-    /// key, not an option).
+    /// User keys to look up (with --store, and on Chromium's SQLite IndexedDB: IndexedDB
+    /// keys as JSON; a negative number is a key, not an option).
     #[arg(id = "key_args", value_name = "KEY", allow_negative_numbers = true)]
     pub key_args: Vec<OsString>,
     /// Read keys from a file, one per line (`-` is stdin).
@@ -43,6 +43,14 @@ pub struct Args {
 
 /// Runs `sst db get`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
+    if crate::chrome::sqlite::is_sqlite_target(&a.db.dir) {
+        return crate::chrome::sqlite::get(&crate::chrome::sqlite::GetArgs {
+            path: &a.db.dir,
+            keys: &a.key_args,
+            format: a.format,
+            decode: &a.decode,
+        });
+    }
     if a.key_args.is_empty() && a.keys_from.is_none() {
         return Err(Failure::error(
             "db get: give keys as arguments or with --keys-from PATH|-",

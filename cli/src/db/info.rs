@@ -23,6 +23,9 @@ pub struct Args {
 
 /// `sst db info`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
+    if crate::chrome::sqlite::is_sqlite_target(&a.db.dir) {
+        return crate::chrome::sqlite::info(&a.db.dir, a.format);
+    }
     let db = open(&a.db, g)?;
     let m = db.manifest();
     let levels: Vec<Value> = (0..7)

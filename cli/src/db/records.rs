@@ -33,6 +33,9 @@ pub struct Args {
 
 /// `sst db records`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
+    if crate::chrome::sqlite::is_sqlite_target(&a.db.dir) {
+        return crate::chrome::sqlite::records(&a.db.dir, a.format, a.hex, &a.decode);
+    }
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;

@@ -42,6 +42,22 @@ pub struct Args {
 
 /// Runs `sst db scan`.
 pub fn run(g: &Global, a: &Args) -> CmdResult {
+    if crate::chrome::sqlite::is_sqlite_target(&a.db.dir) {
+        if a.from.is_some() || a.to.is_some() || a.at_seq.is_some() {
+            return Err(Failure::error(format!(
+                "{}: Chromium's SQLite IndexedDB: --from, --to and --at-seq are LevelDB's; \
+                 --database and --store select rows",
+                a.db.dir.display()
+            )));
+        }
+        return crate::chrome::sqlite::scan(&crate::chrome::sqlite::ScanArgs {
+            path: &a.db.dir,
+            format: a.format,
+            hex: a.hex,
+            limit: a.limit,
+            decode: &a.decode,
+        });
+    }
     let from = a
         .from
         .as_deref()

@@ -35,6 +35,8 @@
 //! ways), `recovery` (open), `db` ([`Db`]), `repair`, `destroy`, and the command line
 //! (`cli`).
 
+#![deny(unsafe_code)]
+
 mod background;
 mod build;
 pub mod cli;

@@ -28,6 +28,12 @@ pub struct Options {
     /// `max_open_files - 10` are closed least recently used first, and opened again when
     /// read (a table a read or compaction is using stays open until it is done).
     pub max_open_files: usize,
+    /// Read tables through read-only memory maps (true, as LevelDB's POSIX environment
+    /// reads its first 1000 open tables): a block is read without a system call or a copy.
+    /// False reads them with `pread`. The engine never changes a table file once it is
+    /// named (tables are written under a temporary name and renamed); a mapped table that
+    /// another program truncates would fault the process, as in LevelDB.
+    pub mmap_reads: bool,
     /// Refuse to open a directory whose live logs hold a damaged record (false, as
     /// LevelDB's `paranoid_checks`: the record is dropped, the open goes on, and the loss
     /// is reported in [`Db::recovery`](crate::Db::recovery) and to the listener).
@@ -51,6 +57,7 @@ impl Default for Options {
             bloom_bits_per_key: 10,
             block_cache_bytes: 8 << 20,
             max_open_files: 1000,
+            mmap_reads: true,
             paranoid_checks: false,
             sync: false,
             listener: None,

@@ -238,10 +238,12 @@ pub fn open(dir: &Path, opts: Options) -> Result<(Arc<Inner>, Recovery)> {
         format!("{}\n", filename::manifest_file_name(manifest_number)).as_bytes(),
     )?;
 
+    let version = Arc::new(version);
     let state = State {
-        mem: Arc::default(),
+        mem: Arc::new(MemTable::with_capacity(opts.write_buffer_size)),
         imm: None,
-        version: Arc::new(version),
+        versions: vec![Arc::downgrade(&version)],
+        version,
         logged_log: log_number,
         log_number,
         manifest_number,

@@ -153,7 +153,9 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
     for k in &files {
         let FileKind::Table(n) = k else { continue };
         report.tables += 1;
-        match open_table(dir, *n, &reader_opts) {
+        // Read with pread: a damaged table may be cut short while mapped by nobody else,
+        // but a map gains nothing for one pass.
+        match open_table(dir, *n, &reader_opts, false) {
             Ok(t) => readers.push((filename::table_file_name(*n), t.reader)),
             Err(why) => {
                 let name = existing_table_name(dir, *n);

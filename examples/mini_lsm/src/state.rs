@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
 use leveldb_table::db::engine::DirLock;
 use leveldb_table::db::files::{FileKind, LogWriter, VersionEdit, WriteBatch};
@@ -95,6 +95,9 @@ pub struct State {
     pub imm: Option<Arc<MemTable>>,
     /// The live tables.
     pub version: Arc<Version>,
+    /// Every version made so far that a reader, an iterator or a compaction may still
+    /// hold (LevelDB's version list): their tables are not deleted.
+    pub versions: Vec<Weak<Version>>,
     /// The log number the MANIFEST records: older logs are obsolete.
     pub logged_log: u64,
     /// The number of the log being written (what a flush records once its memtable is in a
@@ -238,24 +241,19 @@ impl Inner {
             st.logged_log = n;
         }
         st.version = Arc::new(st.version.apply(&edit));
+        let weak = Arc::downgrade(&st.version);
+        st.versions.push(weak);
         if let Some((level, t)) = &st.file_to_compact {
             if !st.version.levels[*level].iter().any(|x| Arc::ptr_eq(x, t)) {
                 st.file_to_compact = None;
-            }
-        }
-        for (_, n) in &edit.deleted_files {
-            if !st.version.contains(*n) {
-                self.tables.evict(*n);
             }
         }
         (st, Ok(()))
     }
 
     /// Deletes logs older than the MANIFEST's, other MANIFESTs, and tables that no version
-    /// names and no job is writing (LevelDB's `RemoveObsoleteFiles`), with the state lock
-    /// released but for a look at what is live. A table an older version still reads stays
-    /// open where it is read, so its readers keep working after the name is gone (POSIX
-    /// semantics).
+    /// still held names and no job is writing (LevelDB's `RemoveObsoleteFiles`), with the
+    /// state lock released but for a look at what is live.
     pub fn delete_obsolete(&self) {
         // Listed first: a file made after the look below is not in the listing, and a file
         // in the listing that the look finds neither live nor pending never will be.
@@ -269,16 +267,18 @@ impl Inner {
                 Some((kind, e.path()))
             })
             .collect();
-        let (version, pending, logged_log, manifest) = {
-            let st = self.lock();
-            let v = st.version.clone();
-            (v, st.pending.clone(), st.logged_log, st.manifest_number)
+        let (versions, pending, logged_log, manifest) = {
+            let mut st = self.lock();
+            st.versions.retain(|v| v.strong_count() > 0);
+            let held: Vec<Arc<Version>> = st.versions.iter().filter_map(Weak::upgrade).collect();
+            (held, st.pending.clone(), st.logged_log, st.manifest_number)
         };
+        let live = |n: u64| versions.iter().any(|v| v.contains(n)) || pending.contains(&n);
         for (kind, path) in files {
             let obsolete = match kind {
                 FileKind::Log(n) => n < logged_log,
                 FileKind::Manifest(n) => n != manifest,
-                FileKind::Table(n) => !version.contains(n) && !pending.contains(&n),
+                FileKind::Table(n) => !live(n),
                 FileKind::Temp(_) => true,
                 _ => false,
             };
@@ -304,7 +304,7 @@ pub fn reader_options(opts: &Options) -> ReaderOptions {
 /// The open-table cache for `opts`.
 pub fn table_cache(dir: &Path, opts: &Options) -> TableCache {
     let capacity = opts.max_open_files.saturating_sub(NON_TABLE_FILES).max(1);
-    TableCache::new(dir, reader_options(opts), capacity)
+    TableCache::new(dir, reader_options(opts), capacity, opts.mmap_reads)
 }
 
 /// The table options of new tables.

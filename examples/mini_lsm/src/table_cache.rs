@@ -1,5 +1,6 @@
 //! The open tables (LevelDB's `TableCache`): at most `capacity` kept open, the least
-//! recently used closed first. A reader holds its table (an `Arc`) while it uses it, so a
+//! recently used closed first, each read through a memory map or with `pread`. The crate's
+//! one `unsafe` block is here (mapping a table file). A reader holds its table (an `Arc`) while it uses it, so a
 //! table closed by the cache stays readable until the last user is done.
 //!
 //! ```text
@@ -16,6 +17,7 @@ use std::sync::{Arc, RwLock};
 
 use leveldb_table::db::engine::TableFile;
 use leveldb_table::db::files::table_file_name;
+use leveldb_table::raw::map_file;
 use leveldb_table::{Error, ReaderOptions, Result, TableReader};
 
 /// An open table.
@@ -35,17 +37,20 @@ struct Slot {
 pub struct TableCache {
     dir: PathBuf,
     opts: ReaderOptions,
+    mmap: bool,
     capacity: usize,
     tables: RwLock<HashMap<u64, Slot>>,
     tick: AtomicU64,
 }
 
 impl TableCache {
-    /// A cache of at most `capacity` open tables of `dir`, read with `opts`.
-    pub fn new(dir: &Path, opts: ReaderOptions, capacity: usize) -> TableCache {
+    /// A cache of at most `capacity` open tables of `dir`, read with `opts`, through memory
+    /// maps when `mmap`.
+    pub fn new(dir: &Path, opts: ReaderOptions, capacity: usize, mmap: bool) -> TableCache {
         TableCache {
             dir: dir.to_path_buf(),
             opts,
+            mmap,
             capacity: capacity.max(1),
             tables: RwLock::default(),
             tick: AtomicU64::new(0),
@@ -66,7 +71,7 @@ impl TableCache {
                 return Ok(s.table.clone());
             }
         }
-        let table = Arc::new(open_table(&self.dir, number, &self.opts)?);
+        let table = Arc::new(open_table(&self.dir, number, &self.opts, self.mmap)?);
         let mut tables = self.tables.write().unwrap_or_else(|p| p.into_inner());
         if tables.len() >= self.capacity && !tables.contains_key(&number) {
             let oldest = tables
@@ -99,8 +104,8 @@ impl TableCache {
 }
 
 /// Opens table `number` of `dir` (named `NNNNNN.ldb`, or `NNNNNN.sst` as LevelDB before 1.14
-/// named tables).
-pub fn open_table(dir: &Path, number: u64, opts: &ReaderOptions) -> Result<Table> {
+/// named tables), through a memory map when `mmap`.
+pub fn open_table(dir: &Path, number: u64, opts: &ReaderOptions, mmap: bool) -> Result<Table> {
     let mut name = table_file_name(number);
     let mut file = File::open(dir.join(&name));
     if matches!(&file, Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
@@ -115,6 +120,15 @@ pub fn open_table(dir: &Path, number: u64, opts: &ReaderOptions) -> Result<Table
         source: Box::new(e),
     };
     let file = file.map_err(|e| in_file(e.into()))?;
-    let reader = TableReader::open(Box::new(file) as TableFile, opts.clone()).map_err(in_file)?;
+    let source: TableFile = match mmap {
+        // SAFETY: the contract of `map_file` is that the file is not truncated or changed
+        // while mapped. The engine never writes to a table file under its final name (a
+        // table is written under a temporary name, synced, then renamed into place), and
+        // deleting a mapped file leaves the mapping valid.
+        #[allow(unsafe_code)]
+        true => Box::new(unsafe { map_file(&file) }.map_err(|e| in_file(e.into()))?),
+        false => Box::new(file),
+    };
+    let reader = TableReader::open(source, opts.clone()).map_err(in_file)?;
     Ok(Table { number, reader })
 }

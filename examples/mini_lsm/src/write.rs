@@ -188,7 +188,8 @@ fn make_room<'a>(
             };
             *inner.log() = log;
             st.log_number = number;
-            let full = std::mem::replace(&mut st.mem, Arc::new(MemTable::default()));
+            let fresh = MemTable::with_capacity(inner.opts.write_buffer_size);
+            let full = std::mem::replace(&mut st.mem, Arc::new(fresh));
             st.imm = Some(full);
             force = false;
             inner.cv.notify_all();

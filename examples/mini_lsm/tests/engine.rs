@@ -262,3 +262,33 @@ fn the_table_cache_keeps_at_most_its_capacity_open() {
     assert_eq!(scan(&db), model.clone().into_iter().collect::<Vec<_>>());
     assert!(db.open_tables() <= 5, "{} open", db.open_tables());
 }
+
+/// An iterator keeps reading the tables of the version it started on after compactions
+/// replaced them, though the table cache (one table) closed them: no table a reader may
+/// still open is deleted.
+#[test]
+fn an_iterator_reads_its_version_after_compactions_replace_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = Options {
+        max_open_files: 11,
+        ..small()
+    };
+    let db = Db::open(tmp.path(), opts).unwrap();
+    let mut model = Model::new();
+    workload(&db, &mut model, 6_000, 11);
+    db.flush().unwrap();
+    let old = model.clone();
+    let mut it = db.iter(None, None, None).unwrap();
+    workload(&db, &mut model, 6_000, 12);
+    db.compact_range(None, None).unwrap();
+    db.wait_for_compactions().unwrap();
+    let mut got = Vec::new();
+    while it.valid() {
+        got.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    it.status().unwrap();
+    assert_eq!(got, old.into_iter().collect::<Vec<_>>());
+    drop(it);
+    assert_eq!(scan(&db), model.into_iter().collect::<Vec<_>>());
+}

@@ -108,7 +108,7 @@ proptest! {
     #[test]
     fn the_engine_agrees_with_a_btreemap(ops in prop::collection::vec(op(), 1..400)) {
         let tmp = tempfile::tempdir().unwrap();
-        let opts = Options { write_buffer_size: 2 << 10, max_file_size: 2 << 10, level1_max_bytes: 8 << 10, max_open_files: 20, ..Options::default() };
+        let opts = Options { write_buffer_size: 2 << 10, max_file_size: 2 << 10, level1_max_bytes: 8 << 10, max_open_files: 20, mmap_reads: false, ..Options::default() };
         let mut db = Db::open(tmp.path(), opts.clone()).unwrap();
         let mut model = Model::new();
         let mut snap: Option<(mini_lsm::Snapshot, Model)> = None;

@@ -10,7 +10,7 @@
 //! file:    a held file, handed over (or opened now, for one listed beyond the budget)
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::ErrorKind;
 use std::path::Path;
@@ -27,6 +27,10 @@ pub(super) struct Listing {
     pub(super) other: Vec<String>,
     /// Held files, by name.
     held: HashMap<String, Arc<File>>,
+    /// Every name listed.
+    known: HashSet<String>,
+    /// The tables' names by number.
+    tables: HashMap<u64, String>,
     /// How many more files may be held.
     budget: usize,
 }
@@ -41,6 +45,8 @@ impl Listing {
             files: Vec::new(),
             other: Vec::new(),
             held: HashMap::new(),
+            known: HashSet::new(),
+            tables: HashMap::new(),
             budget: 0,
         };
         l.refresh(dir, true)?;
@@ -57,11 +63,15 @@ impl Listing {
         let mut new = Vec::new();
         for entry in std::fs::read_dir(dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
+            if self.known.contains(&name) {
+                continue;
+            }
             match FileKind::parse(&name) {
-                Some(k) if !self.files.iter().any(|(n, _)| *n == name) => new.push((name, k)),
-                Some(_) => {}
-                None if !self.other.contains(&name) => self.other.push(name),
-                None => {}
+                Some(k) => new.push((name, k)),
+                None => {
+                    self.known.insert(name.clone());
+                    self.other.push(name);
+                }
             }
         }
         let holds = |k: &FileKind| match k {
@@ -88,6 +98,10 @@ impl Listing {
                     Err(_) => {}
                 }
             }
+            if let FileKind::Table(n) = kind {
+                self.tables.insert(n, name.clone());
+            }
+            self.known.insert(name.clone());
             listed.push((name, kind));
         }
         self.files.extend(listed);
@@ -98,10 +112,7 @@ impl Listing {
 
     /// The listed name of table `number` (`NNNNNN.ldb` or the older `NNNNNN.sst`).
     pub(super) fn table_name(&self, number: u64) -> Option<&str> {
-        self.files
-            .iter()
-            .find(|(_, k)| *k == FileKind::Table(number))
-            .map(|(n, _)| n.as_str())
+        self.tables.get(&number).map(String::as_str)
     }
 
     /// File `name`: the one held since it was listed, or opened now. `Ok(None)` when it is

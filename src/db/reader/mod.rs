@@ -295,6 +295,7 @@ mod listing;
 mod live;
 #[cfg(test)]
 mod live_tests;
+mod logs;
 mod open;
 mod open_table;
 mod order;

@@ -45,13 +45,9 @@ const USAGE: &str = "usage: mini_lsm [--hex] DIR put K V | get K | delete K | \
 /// Runs the command line of this process.
 pub fn main_from_env() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
-    main(
-        &args,
-        &mut stdin.lock(),
-        &mut stdout.lock(),
-        &mut stderr.lock(),
-    )
+    // Handles that lock per write (not for the whole run): a thread of the engine may print.
+    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+    main(&args, &mut std::io::stdin(), &mut stdout, &mut stderr)
 }
 
 /// Runs the command line `args` (without the program name).

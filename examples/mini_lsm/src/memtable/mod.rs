@@ -1,14 +1,15 @@
 //! The memtable: the writes not yet in a table, in internal-key order, readable while the
-//! writer adds to it (a `BTreeSet` behind a `RwLock`; LevelDB uses a lock-free skiplist).
+//! writer adds to it (an arena skiplist, `skiplist.rs`, behind a `RwLock`; LevelDB's is
+//! lock-free).
 //!
 //! ```text
-//! entry (one allocation): | user key | tag (8, LE: sequence << 8 | type) | value |
-//! order:                  user key ascending (bytewise), then tag descending (newest first)
+//! entry:  | user key | tag (8, LE: sequence << 8 | type) | value |   (in the arena)
+//! order:  user key ascending (bytewise), then tag descending (newest first)
 //! ```
 
-use std::borrow::Borrow;
+mod skiplist;
+
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
@@ -16,64 +17,23 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 use leveldb_table::db::engine::Cursor;
 use leveldb_table::raw::coding::decode_fixed64;
 use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key, ValueType};
-use ref_cast::RefCast;
+use skiplist::{KeyOrder, SkipList, HEAD, NIL};
 
 /// Bytes charged per entry on top of its key and value (the skiplist node and arena
 /// rounding LevelDB's `ApproximateMemoryUsage` counts), so that a memtable fills after about
 /// as many writes as LevelDB's at the same `write_buffer_size`.
 const ENTRY_OVERHEAD: usize = 20;
 
-/// An internal key, ordered as the engine orders them: the set is searched by one (a
-/// borrowed key, no entry built) through `Borrow<IKey> for Entry`.
-#[derive(RefCast)]
-#[repr(transparent)]
-struct IKey([u8]);
-
-impl IKey {
-    fn new(b: &[u8]) -> &IKey {
-        IKey::ref_cast(b)
-    }
-}
-
-impl Ord for IKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        compare_ikeys(&self.0, &other.0)
-    }
-}
-impl PartialOrd for IKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl PartialEq for IKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for IKey {}
-
-/// One version of one key.
-struct Entry {
-    buf: Box<[u8]>,
-    klen: u32,
-}
-
-impl Entry {
-    fn ikey(&self) -> &[u8] {
-        self.buf.get(..self.klen as usize).unwrap_or_default()
-    }
-    fn value(&self) -> &[u8] {
-        self.buf.get(self.klen as usize..).unwrap_or_default()
-    }
-}
-
-impl Borrow<IKey> for Entry {
-    fn borrow(&self) -> &IKey {
-        IKey::new(self.ikey())
-    }
-}
-
 /// Internal-key order for the bytewise user comparator, on the raw bytes.
+struct InternalOrder;
+
+impl KeyOrder for InternalOrder {
+    fn compare(a: &[u8], b: &[u8]) -> Ordering {
+        compare_ikeys(a, b)
+    }
+}
+
+#[inline]
 fn compare_ikeys(a: &[u8], b: &[u8]) -> Ordering {
     let (ua, ta) = a.split_at(a.len().saturating_sub(8));
     let (ub, tb) = b.split_at(b.len().saturating_sub(8));
@@ -88,23 +48,6 @@ fn tag(t: &[u8]) -> u64 {
     }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        compare_ikeys(self.ikey(), other.ikey())
-    }
-}
-
 /// What the memtable holds for a key at a snapshot.
 pub enum MemGet {
     /// A value (copied into the caller's buffer).
@@ -116,32 +59,39 @@ pub enum MemGet {
 }
 
 /// A memtable.
-#[derive(Default)]
 pub struct MemTable {
-    set: RwLock<BTreeSet<Entry>>,
+    list: RwLock<SkipList<InternalOrder>>,
     bytes: AtomicUsize,
 }
 
+impl Default for MemTable {
+    fn default() -> Self {
+        MemTable::with_capacity(0)
+    }
+}
+
 impl MemTable {
-    fn read(&self) -> RwLockReadGuard<'_, BTreeSet<Entry>> {
-        self.set.read().unwrap_or_else(|p| p.into_inner())
+    /// A memtable with room for about `bytes` of entries (the write buffer size), so that
+    /// filling it copies nothing to make room.
+    pub fn with_capacity(bytes: usize) -> MemTable {
+        MemTable {
+            list: RwLock::new(SkipList::with_capacity(bytes)),
+            bytes: AtomicUsize::new(0),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, SkipList<InternalOrder>> {
+        self.list.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Adds one version.
     pub fn add(&self, sequence: u64, kind: ValueType, key: &[u8], value: &[u8]) {
-        let mut buf = Vec::with_capacity(key.len() + 8 + value.len());
-        append_internal_key(&mut buf, key, sequence, kind);
-        let klen = buf.len() as u32;
-        buf.extend_from_slice(value);
-        let charge = buf.len() + ENTRY_OVERHEAD;
-        let entry = Entry {
-            buf: buf.into_boxed_slice(),
-            klen,
-        };
-        self.set
+        let tag = (sequence << 8 | kind as u64).to_le_bytes();
+        self.list
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(entry);
+            .insert(&[key, &tag], value);
+        let charge = key.len() + 8 + value.len() + ENTRY_OVERHEAD;
         self.bytes.fetch_add(charge, AtomicOrdering::Relaxed);
     }
 
@@ -152,7 +102,7 @@ impl MemTable {
 
     /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.read().len() == 0
     }
 
     /// The newest version of `key` with a sequence <= `snapshot`; a value goes to `value`.
@@ -166,18 +116,16 @@ impl MemTable {
     ) -> MemGet {
         probe.clear();
         append_internal_key(probe, key, snapshot, ValueType::Value);
-        let set = self.read();
-        let Some(e) = set
-            .range::<IKey, _>((Bound::Included(IKey::new(probe)), Bound::Unbounded))
-            .next()
-        else {
+        let list = self.read();
+        let n = list.seek(probe);
+        if n == NIL {
             return MemGet::Absent;
-        };
-        match parse_internal_key(e.ikey()) {
+        }
+        match parse_internal_key(list.key(n)) {
             Some(p) if p.user_key == key => match p.value_type {
                 ValueType::Value => {
                     value.clear();
-                    value.extend_from_slice(e.value());
+                    value.extend_from_slice(list.value(n));
                     MemGet::Found
                 }
                 ValueType::Deletion => MemGet::Deleted,
@@ -189,8 +137,11 @@ impl MemTable {
     /// Calls `f(internal key, value)` for every entry in order (the memtable being flushed,
     /// which no writer changes any more).
     pub fn for_each<E>(&self, mut f: impl FnMut(&[u8], &[u8]) -> Result<(), E>) -> Result<(), E> {
-        for e in self.read().iter() {
-            f(e.ikey(), e.value())?;
+        let list = self.read();
+        let mut n = list.first();
+        while n != NIL {
+            f(list.key(n), list.value(n))?;
+            n = list.next(n);
         }
         Ok(())
     }
@@ -208,8 +159,7 @@ pub struct MemCursor {
     spans: Vec<(usize, usize)>,
     bytes: Vec<u8>,
     pos: usize,
-    /// No entry before the batch / after it (as of its copy).
-    at_start: bool,
+    /// No entry after the batch (as of its copy).
     at_end: bool,
     scratch: Vec<u8>,
 }
@@ -222,16 +172,16 @@ impl MemCursor {
             spans: Vec::new(),
             bytes: Vec::new(),
             pos: 0,
-            at_start: true,
             at_end: true,
             scratch: Vec::new(),
         }
     }
 
-    fn push(&mut self, e: &Entry) {
-        self.bytes.extend_from_slice(&e.buf);
-        let end = self.bytes.len();
-        self.spans.push((end - e.value().len(), end));
+    fn push(&mut self, key: &[u8], value: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        let kend = self.bytes.len();
+        self.bytes.extend_from_slice(value);
+        self.spans.push((kend, self.bytes.len()));
     }
 
     /// Copies up to BATCH entries from `from` on, and leaves the cursor on the first.
@@ -240,48 +190,48 @@ impl MemCursor {
         self.bytes.clear();
         self.pos = 0;
         let mem = self.mem.clone();
-        let set = mem.read();
-        let lower = from.map(IKey::new);
-        let mut it = set.range::<IKey, _>((lower, Bound::Unbounded));
-        for e in it.by_ref().take(BATCH) {
-            self.push(e);
-        }
-        self.at_end = it.next().is_none();
-        self.at_start = match lower {
-            Bound::Unbounded => true,
-            b => set
-                .range::<IKey, _>((Bound::Unbounded, flip(b)))
-                .next_back()
-                .is_none(),
+        let list = mem.read();
+        let mut n = match from {
+            Bound::Unbounded => list.first(),
+            Bound::Included(k) => list.seek(k),
+            Bound::Excluded(k) => match list.seek(k) {
+                n if n != NIL && list.key(n) == k => list.next(n),
+                n => n,
+            },
         };
+        while n != NIL && self.spans.len() < BATCH {
+            self.push(list.key(n), list.value(n));
+            n = list.next(n);
+        }
+        self.at_end = n == NIL;
     }
 
     /// Copies up to BATCH entries before `to` (the last of them nearest it), and leaves the
     /// cursor on the last.
-    fn fill_backward(&mut self, to: Bound<&[u8]>) {
+    fn fill_backward(&mut self, to: Option<&[u8]>) {
         self.spans.clear();
         self.bytes.clear();
         let mem = self.mem.clone();
-        let set = mem.read();
-        let upper = to.map(IKey::new);
-        let mut it = set.range::<IKey, _>((Bound::Unbounded, upper));
-        let mut got: Vec<&Entry> = it.by_ref().rev().take(BATCH).collect();
-        self.at_start = it.next_back().is_none();
-        got.reverse();
-        for e in got {
-            self.push(e);
+        let list = mem.read();
+        let mut n = match to {
+            None => list.last(),
+            Some(k) => list.before(k),
+        };
+        let mut got = Vec::with_capacity(BATCH);
+        while n != HEAD && got.len() < BATCH {
+            got.push(n);
+            n = list.before(list.key(n));
         }
-        self.at_end = match upper {
-            Bound::Unbounded => true,
-            b => set
-                .range::<IKey, _>((flip(b), Bound::Unbounded))
-                .next()
-                .is_none(),
+        for &n in got.iter().rev() {
+            self.push(list.key(n), list.value(n));
+        }
+        // The batch ends where the copy began: entries after it exist unless it began at
+        // the list's end.
+        self.at_end = match to {
+            None => true,
+            Some(k) => list.seek(k) == NIL,
         };
         self.pos = self.spans.len().saturating_sub(1);
-        if self.spans.is_empty() {
-            self.pos = 0;
-        }
     }
 
     fn start(&self) -> usize {
@@ -293,16 +243,6 @@ impl MemCursor {
 
     fn invalidate(&mut self) {
         self.pos = self.spans.len();
-    }
-}
-
-/// The complementary bound: entries strictly before `Included(k)` / at or before
-/// `Excluded(k)`.
-fn flip(b: Bound<&IKey>) -> Bound<&IKey> {
-    match b {
-        Bound::Included(k) => Bound::Excluded(k),
-        Bound::Excluded(k) => Bound::Included(k),
-        Bound::Unbounded => Bound::Unbounded,
     }
 }
 
@@ -353,10 +293,10 @@ impl Cursor for MemCursor {
         true
     }
     fn seek_to_last(&mut self) {
-        self.fill_backward(Bound::Unbounded);
+        self.fill_backward(None);
     }
     fn seek_before(&mut self, target: &[u8]) {
-        self.fill_backward(Bound::Excluded(target));
+        self.fill_backward(Some(target));
     }
     fn prev(&mut self) {
         if !self.valid() {
@@ -366,14 +306,82 @@ impl Cursor for MemCursor {
             self.pos -= 1;
             return;
         }
-        if self.at_start {
-            self.invalidate();
-            return;
-        }
         let mut first = std::mem::take(&mut self.scratch);
         first.clear();
         first.extend_from_slice(self.key());
-        self.fill_backward(Bound::Excluded(&first));
+        self.fill_backward(Some(&first));
         self.scratch = first;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cursor over more entries than one batch holds, moved every way, against a sorted
+    /// list of the same internal keys.
+    #[test]
+    fn a_cursor_walks_batches_both_ways_and_seeks() {
+        let mem = Arc::new(MemTable::default());
+        let mut model: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut x = 99u64;
+        for seq in 1..=700u64 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let key = format!("k{:03}", (x >> 33) % 300).into_bytes();
+            let value = seq.to_le_bytes().to_vec();
+            mem.add(seq, ValueType::Value, &key, &value);
+            let mut ikey = Vec::new();
+            append_internal_key(&mut ikey, &key, seq, ValueType::Value);
+            model.push((ikey, value));
+        }
+        model.sort_by(|a, b| compare_ikeys(&a.0, &b.0));
+        let mut c = MemCursor::new(mem.clone());
+        let at = |c: &MemCursor| c.valid().then(|| (c.key().to_vec(), c.value().to_vec()));
+        c.seek_to_first();
+        for e in &model {
+            assert_eq!(at(&c).as_ref(), Some(e));
+            c.next();
+        }
+        assert!(!c.valid());
+        c.seek_to_last();
+        for e in model.iter().rev() {
+            assert_eq!(at(&c).as_ref(), Some(e));
+            c.prev();
+        }
+        assert!(!c.valid());
+        // Seeks, then steps back and forth across batch edges.
+        for i in [0usize, 1, 63, 64, 65, 130, 350, 699] {
+            c.seek(&model[i].0);
+            assert_eq!(at(&c).as_ref(), Some(&model[i]));
+            c.seek_before(&model[i].0);
+            assert_eq!(at(&c).as_ref(), i.checked_sub(1).map(|j| &model[j]));
+            let mut pos = i.checked_sub(1);
+            for step in 0..150 {
+                let forward = (step / 37) % 2 == 0;
+                if pos.is_none() {
+                    break;
+                }
+                if forward {
+                    c.next();
+                    pos = pos.map(|p| p + 1).filter(|&p| p < model.len());
+                } else {
+                    c.prev();
+                    pos = pos.and_then(|p| p.checked_sub(1));
+                }
+                assert_eq!(
+                    at(&c).as_ref(),
+                    pos.map(|p| &model[p]),
+                    "from {i}, step {step}"
+                );
+            }
+        }
+        assert!(!mem.is_empty());
+        let mut all = Vec::new();
+        mem.for_each(|k, v| {
+            all.push((k.to_vec(), v.to_vec()));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(all, model);
     }
 }

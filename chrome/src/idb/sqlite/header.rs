@@ -11,8 +11,7 @@
 //! `blob_references` (Chromium's `content/browser/indexed_db/instance/sqlite/`).
 //! ```
 
-/// The SQLite magic string.
-pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+use super::image::SQLITE_MAGIC;
 
 /// What the first page of a SQLite file says.
 #[derive(Debug, Clone, PartialEq, Eq)]
