@@ -126,6 +126,15 @@ pub enum Error {
         /// What is wrong.
         what: &'static str,
     },
+    /// A database or object store name that names nothing in the catalog.
+    NoSuchName {
+        /// `"database"` or `"object store"`.
+        what: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The databases there are, each with its stores: `db (store, store); db2 (...)`.
+        known: String,
+    },
 }
 
 impl From<leveldb_table::Error> for Error {
@@ -206,6 +215,10 @@ impl fmt::Display for Error {
             Error::KeyJson { offset, what } => {
                 write!(f, "not an IndexedDB key at byte {offset}: {what}")
             }
+            Error::NoSuchName { what, name, known } => write!(
+                f,
+                "no {what} named {name:?}; the databases (and stores) are: {known}"
+            ),
         }
     }
 }

@@ -59,6 +59,9 @@ class IdbRecord:
     raw_value: bytes
 
 class IndexedDbIterator(Iterator[IdbRecord]):
+    #: Why names may be missing (metadata read past damage under salvage), else None.
+    @property
+    def names_partial(self) -> Optional[str]: ...
     def __iter__(self) -> "IndexedDbIterator": ...
     def __next__(self) -> IdbRecord: ...
 

@@ -232,6 +232,13 @@ impl IdbIter {
         slf
     }
 
+    /// Why names may be missing (the metadata was read past damage under salvage), or
+    /// `None` when every metadata record was read.
+    #[getter]
+    fn names_partial(&self) -> Option<String> {
+        self.ctx.catalog.partial.clone()
+    }
+
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
             if let Some(r) = self.ready.pop_front() {

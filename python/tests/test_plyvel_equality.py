@@ -24,6 +24,7 @@ def test_testdata_has_the_directories():
     idb = {str(p.relative_to(p.parents[2])) for p in IDB_DIRS}
     assert {
         "testdata/idb/chromium",
+        "testdata/idb/many",
         "values/IndexedDB/http_127.0.0.1_55229.indexeddb.leveldb",
         "contract/IndexedDB/http_127.0.0.1_55499.indexeddb.leveldb",
     } <= idb, idb

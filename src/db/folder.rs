@@ -1,6 +1,6 @@
 //! What a folder holds when it is not a LevelDB database, in one sentence for the error
 //! that refuses it ([`Error::NotADatabase`](crate::Error::NotADatabase)): empty; the parent
-//! of databases (one per subfolder, as Chrome's `IndexedDB` folder); SQLite databases; or
+//! of databases (one per subfolder, as a browser profile keeps them); SQLite databases; or
 //! other files (a cache, a folder of blobs).
 //!
 //! ```text

@@ -63,7 +63,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         ));
     }
     let db = open(&a.db, g)?;
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     let lookup = if idb {
         Some(IdbLookup::new(&dec, &a.db.dir, &a.decode)?)
     } else {

@@ -72,7 +72,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut view = db
         .view(&ReadOptions::default().snapshot(Some(seq)))
         .map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     match from.clone().or_else(|| dec.start_key()) {
         Some(f) => view.seek(&f),
         None => view.seek_to_first(),

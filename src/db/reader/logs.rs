@@ -6,8 +6,10 @@ use std::io::{ErrorKind, Read};
 
 use super::listing::Listing;
 use super::live::Observed;
-use super::open::Batches;
 use super::*;
+
+/// The batches of the replayed logs, each with where it came from.
+pub(super) type Batches = Vec<(Origin, Vec<u8>)>;
 
 /// The note for a record cut off by the end of `file`.
 pub(super) fn torn_note(file: &str, offset: u64, len: u64) -> String {

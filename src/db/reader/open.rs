@@ -20,9 +20,6 @@ use super::order::{self, OrderSource};
 use super::*;
 use crate::db::folder;
 
-/// The batches of the replayed logs, each with where it came from.
-pub(super) type Batches = Vec<(Origin, Vec<u8>)>;
-
 impl Db {
     /// One attempt at opening (`live.rs` checks what `seen` records and tries again when
     /// the owner changed the directory meanwhile).
