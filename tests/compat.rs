@@ -324,3 +324,53 @@ fn out_of_order_keys_are_an_error_not_undefined_behaviour() {
         "duplicates too"
     );
 }
+
+/// LevelDB's documentation's own example: an order that ignores trailing spaces. It calls
+/// other bytes equal, so a filter keyed by bytes would answer "absent" for a key stored
+/// under other spaces; with `equal_keys_identical` saying so, the lookup reads the block and
+/// the answer is the comparator's, as in LevelDB's memtable.
+struct IgnoreTrailingSpaces {
+    identical: bool,
+}
+
+impl leveldb_table::Comparator for IgnoreTrailingSpaces {
+    fn name(&self) -> &str {
+        "test.IgnoreTrailingSpaces"
+    }
+    fn compare(&self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        let trim = |k: &[u8]| k.len() - k.iter().rev().take_while(|&&c| c == b' ').count();
+        a[..trim(a)].cmp(&b[..trim(b)])
+    }
+    fn find_shortest_separator(&self, _: &mut Vec<u8>, _: &[u8]) {}
+    fn find_short_successor(&self, _: &mut Vec<u8>) {}
+    fn equal_keys_identical(&self, _key: &[u8]) -> bool {
+        self.identical
+    }
+}
+
+#[test]
+fn keys_equal_under_other_bytes_are_found_past_the_filter() {
+    for identical in [false, true] {
+        let mut o = Options::default().bloom(10).internal_keys(true);
+        o.comparator = Arc::new(IgnoreTrailingSpaces { identical });
+        let mut b = TableBuilder::new(Vec::new(), &o).unwrap();
+        for (i, k) in [&b"apple"[..], b"banana", b"cherry"].iter().enumerate() {
+            let ik = leveldb_table::raw::internal_key::internal_key(
+                k,
+                i as u64 + 1,
+                leveldb_table::raw::internal_key::ValueType::Value,
+            );
+            b.add(&ik, b"v").unwrap();
+        }
+        let bytes = b.finish().unwrap().0;
+        let mut r = ReaderOptions::default().keys(KeyFormat::Internal);
+        r.comparator = Arc::new(IgnoreTrailingSpaces { identical });
+        let t = TableReader::open(bytes, r).unwrap();
+        let read = ReadOptions::default();
+        assert!(t.get(b"banana", &read).unwrap().value().is_some());
+        let other_bytes = t.get(b"banana  ", &read).unwrap().value().is_some();
+        // Trusting the byte-keyed filter misses the key; not trusting it finds it.
+        assert_eq!(other_bytes, !identical, "identical: {identical}");
+        assert_eq!(t.filter_excludes(b"banana  ").unwrap(), identical);
+    }
+}

@@ -5,6 +5,9 @@
 # (scripts/bench_idb_decode.sh); too large to commit, so made on demand.
 #
 # usage: tools/gen_idb_bench_dir.sh OUT_DIR    (OUT_DIR/<origin>.indexeddb.leveldb)
+#        SQLITE=1 MESSAGES=47000 tools/gen_idb_bench_dir.sh OUT_DIR
+#          Chromium's SQLite backend (--enable-features=IdbSqliteBackingStore), 47,000
+#          messages (50,047 records): OUT_DIR/<origin>/, one SQLite file per database
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: $0 OUT_DIR}
@@ -24,7 +27,8 @@ server=$SRV_PID
 read -r port <&"${SRV[0]}"
 "$chromium" --headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-extensions --disable-background-networking --disable-component-update \
-  --disable-sync --user-data-dir="$work/profile" "http://127.0.0.1:$port/bench.html" \
+  --disable-sync ${SQLITE:+--enable-features=IdbSqliteBackingStore} \
+  --user-data-dir="$work/profile" "http://127.0.0.1:$port/bench.html?messages=${MESSAGES:-27000}" \
   >"$work/chromium.log" 2>&1 &
 browser=$!
 for _ in $(seq 1 600); do
@@ -37,7 +41,11 @@ kill -TERM "$browser"
 wait "$browser" || true
 browser=""
 mkdir -p "$out"
-src=$(ls -d "$work"/profile/Default/IndexedDB/*.indexeddb.leveldb)
+if [ -n "${SQLITE:-}" ]; then
+  src=$(ls -d "$work"/profile/Default/IndexedDB/http_*)
+else
+  src=$(ls -d "$work"/profile/Default/IndexedDB/*.indexeddb.leveldb)
+fi
 rm -rf "$out/$(basename "$src")"
 mkdir -p "$out/$(basename "$src")"
 for f in "$src"/*; do

@@ -2,7 +2,7 @@
 # Makes testdata/live/chromium_history.zst (and .version): the history of a Chrome IndexedDB
 # LevelDB directory while a real Chromium (Debian's `chromium`, headless) writes it round after
 # round (tools/idb_fixture/live.html) and its LevelDB flushes and compacts, deleting tables
-# and logs: every state of the directory at the instants tools/idb_fixture/record_history.py
+# and logs: every state of the directory at the instants tools/record_history.py
 # stopped the browser (all its processes) to read it. tests/db_live_history.rs replays that
 # history under readers in the middle of their reads.
 #
@@ -39,7 +39,7 @@ read -r port <&"${SRV[0]}"
   >"$work/chromium.log" 2>&1 &
 browser=$!
 
-python3 "$here/idb_fixture/record_history.py" "$browser" "$work/profile/Default/IndexedDB" \
+python3 "$here/record_history.py" "$browser" "$work/profile/Default/IndexedDB" \
   "$work/done.json" "$out/chromium_history.zst"
 if grep -q '"error"' "$work/done.json"; then cat "$work/done.json"; exit 1; fi
 kill -TERM "$browser"

@@ -2,7 +2,7 @@
 # Makes testdata/live/leveldb_history.zst: the history of a directory C++ LevelDB (plyvel,
 # LevelDB 1.22) writes, flushes and compacts: 1,000 batches of 10 small compressible values
 # over 1,500 keys with the smallest write buffer (64 KiB), one batch a millisecond, recorded
-# by tools/idb_fixture/record_history.py (the writer stopped, the directory read, the writer
+# by tools/record_history.py (the writer stopped, the directory read, the writer
 # resumed, every few milliseconds). src/db/reader/live_tests.rs replays it between the steps
 # of an opening. Bytewise order, so the library's own tests read it.
 #
@@ -29,7 +29,7 @@ for i in range(1, 1001):
 db.close()
 PY
 writer=$!
-python3 "$here/idb_fixture/record_history.py" "$writer" "$work/parent" "$work/done" \
+python3 "$here/record_history.py" "$writer" "$work/parent" "$work/done" \
   "$out/leveldb_history.zst" &
 recorder=$!
 wait "$writer"

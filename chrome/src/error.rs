@@ -119,6 +119,15 @@ pub enum Error {
         /// What is wrong.
         what: String,
     },
+    /// A database or object store name that names nothing in the catalog.
+    NoSuchName {
+        /// `"database"` or `"object store"`.
+        what: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The databases there are, each with its stores: `db (store, store); db2 (...)`.
+        known: String,
+    },
 }
 
 impl From<leveldb_table::Error> for Error {
@@ -196,6 +205,10 @@ impl fmt::Display for Error {
                     path.display()
                 )
             }
+            Error::NoSuchName { what, name, known } => write!(
+                f,
+                "no {what} named {name:?}; the databases (and stores) are: {known}"
+            ),
         }
     }
 }

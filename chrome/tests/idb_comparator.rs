@@ -501,3 +501,48 @@ fn deep_arrays_are_malformed_not_a_crash() {
     let nan = IdbKey::Number(f64::NAN).record_key(1, 1);
     assert!(!is_well_formed(&nan));
 }
+
+/// Only the bytes Chromium's encoders write are keys of the order: a key with bytes after its
+/// last field, a length or id in more bytes than it needs, is outside it (it sorts after every
+/// key and equals none of them), so two distinct keys the order calls equal are only those
+/// differing in the sign of a zero number or date, and a lookup of one reads past the filter.
+#[test]
+fn keys_of_the_order_are_chromiums_encodings() {
+    let k = IdbKey::String("ab".encode_utf16().collect()).record_key(1, 2);
+    assert!(is_well_formed(&k));
+    assert!(IdbComparator.equal_keys_identical(&k));
+    // The same key plus a byte: Chromium's comparison stops at the key and calls them equal.
+    let longer = [&k[..], &[0]].concat();
+    assert!(!is_well_formed(&longer));
+    assert_eq!(IdbComparator.compare(&k, &longer), Ordering::Less);
+    // The string's length 2 as a two-byte varint (82 00), the store id 2 in two bytes.
+    let mut wide_len = k[..5].to_vec();
+    wide_len.extend([0x82, 0x00]);
+    wide_len.extend_from_slice(&k[6..]);
+    assert_eq!(
+        decode_key(&wide_len).map(|d| d.body),
+        decode_key(&k).map(|d| d.body)
+    );
+    assert!(!is_well_formed(&wide_len));
+    let mut wide_id = vec![k[0] | 0x04, k[1], k[2], 0x00];
+    wide_id.extend_from_slice(&k[3..]);
+    assert_eq!(
+        decode_key(&wide_id).map(|d| d.prefix),
+        decode_key(&k).map(|d| d.prefix)
+    );
+    assert!(!is_well_formed(&wide_id));
+    // Metadata without fields: its type byte and nothing more.
+    assert!(is_well_formed(&[0, 0, 0, 0, 1]));
+    assert!(!is_well_formed(&[0, 0, 0, 0, 1, 9]));
+    // 0 and -0: both written by Chromium, one key.
+    let (zero, minus) = (
+        IdbKey::Number(0.0).record_key(1, 1),
+        IdbKey::Number(-0.0).record_key(1, 1),
+    );
+    assert!(is_well_formed(&zero) && is_well_formed(&minus) && zero != minus);
+    assert_eq!(IdbComparator.compare(&zero, &minus), Ordering::Equal);
+    assert!(!IdbComparator.equal_keys_identical(&zero));
+    let in_array = IdbKey::Array(vec![IdbKey::Date(0.0)]).record_key(1, 1);
+    assert!(!IdbComparator.equal_keys_identical(&in_array));
+    assert!(IdbComparator.equal_keys_identical(&IdbKey::Number(1.0).record_key(1, 1)));
+}

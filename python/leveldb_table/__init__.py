@@ -9,6 +9,9 @@ taking the LOCK (a live Chrome profile reads as it is, no copy needed).
 - Chrome: ``Db.indexeddb()`` (object-store records with names and decoded values),
   ``Db.local_storage()``, ``Db.session_storage()``, ``decode_v8()``; the value types are
   in ``leveldb_table.chrome``.
+- Chromium's SQLite IndexedDB: ``SqliteIndexedDb(path)`` (an origin's folder or one
+  file, the ``-wal`` included): ``indexeddb()``, ``older_records()``, ``blob()``,
+  ``info()``; ``profile(path)``: every storage area of a Chrome or Electron profile.
 - Errors are ``leveldb_table.errors`` exceptions carrying ``file`` and ``offset``.
 
 See docs/python.md in the repository.
@@ -23,8 +26,10 @@ from ._native import (
     Record,
     RecordIterator,
     ScanIterator,
+    SqliteIndexedDb,
     Table,
     parse_internal_key,
+    profile,
 )
 from .errors import (
     CorruptionError,
@@ -43,6 +48,8 @@ __all__ = [
     "ScanIterator",
     "IndexedDbIterator",
     "StorageIterator",
+    "SqliteIndexedDb",
+    "profile",
     "parse_internal_key",
     "decode_v8",
     "chrome",

@@ -166,6 +166,9 @@ class Blob:
     path: Optional[str] = None
     uuid: Optional[str] = None
     error: Optional[str] = None
+    #: Chromium's SQLite backend: the ``blobs`` row holding the bytes
+    #: (``SqliteIndexedDb.blob``).
+    blob_row_id: Optional[int] = None
 
 
 @dataclass(frozen=True)

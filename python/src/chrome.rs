@@ -59,6 +59,34 @@ pub struct PyIdbRecord {
     raw_value: Py<PyBytes>,
 }
 
+impl PyIdbRecord {
+    /// A record of Chromium's SQLite backend (no version: the backend keeps none).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sqlite(
+        database: Option<String>,
+        store: Option<String>,
+        ids: (i64, i64),
+        key: Py<PyAny>,
+        value: Py<PyAny>,
+        error: Option<String>,
+        raw_key: Py<PyBytes>,
+        raw_value: Py<PyBytes>,
+    ) -> Self {
+        PyIdbRecord {
+            database,
+            store,
+            database_id: ids.0,
+            store_id: ids.1,
+            key,
+            value,
+            error,
+            version: 0,
+            raw_key,
+            raw_value,
+        }
+    }
+}
+
 #[pymethods]
 impl PyIdbRecord {
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -180,6 +208,7 @@ impl IdbIter {
                             list: v.blobs.as_deref().or(looked_up.as_deref()),
                             dir: ctx.blob_dir.as_deref(),
                             database: p.database,
+                            sqlite_files: None,
                         };
                         data = v8py::decoded(py, &decoded, blobs)?;
                     }
@@ -206,6 +235,13 @@ impl IdbIter {
 impl IdbIter {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
+    }
+
+    /// Why names may be missing (the metadata was read past damage under salvage), or
+    /// `None` when every metadata record was read.
+    #[getter]
+    fn names_partial(&self) -> Option<String> {
+        self.ctx.catalog.partial.clone()
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {

@@ -13,11 +13,12 @@ use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use sst_chrome::dom_storage::{detect_storage, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
-use sst_chrome::idb::{idb_blob_dir, idb_catalog, Catalog};
+use sst_chrome::idb::{idb_blob_dir, idb_catalog};
 
 use crate::chrome::{Area, IdbContext, IdbIter, StorageIter};
-use crate::errors::{not_a_database, to_py, IntoPy};
+use crate::errors::{self, not_a_database, to_py, IntoPy};
 use crate::info;
 use crate::records::RecordIter;
 use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
@@ -34,6 +35,38 @@ pub struct PyDb {
 impl PyDb {
     fn storage(&self, py: Python<'_>, area: Area) -> PyResult<StorageIter> {
         let db = self.db()?;
+        // A directory of another kind is an error, not an empty answer.
+        let (found, empty) = py
+            .detach(|| -> sst_chrome::Result<_> {
+                let mut view = db.iter(&ReadOptions::default());
+                view.seek_to_first();
+                let empty = !view.valid();
+                view.status()?;
+                Ok((detect_storage(&db)?, empty))
+            })
+            .py_err(py, None)?;
+        let (wanted, name) = match area {
+            Area::Local => (StorageKind::Local, "localStorage"),
+            Area::Session => (StorageKind::Session, "sessionStorage"),
+        };
+        if found != Some(wanted) && !empty {
+            let is = match found {
+                Some(StorageKind::Local) => "localStorage; read it with local_storage()".into(),
+                Some(StorageKind::Session) => {
+                    "sessionStorage; read it with session_storage()".into()
+                }
+                None if db.comparator_name() == IDB_COMPARATOR_NAME => {
+                    "Chrome IndexedDB (idb_cmp1 order); read it with indexeddb()".into()
+                }
+                None => format!(
+                    "a database whose keys are not {name}'s (its order is {})",
+                    db.comparator_name()
+                ),
+            };
+            let shown = self.path.display().to_string();
+            let msg = format!("{shown}: not a {name} directory: it is {is}");
+            return Err(errors::invalid(py, "WrongKind", msg, Some(&shown)));
+        }
         let view = DbView {
             db: db.clone(),
             snapshot: db.last_sequence(),
@@ -143,10 +176,21 @@ impl PyDb {
             )));
         }
         let catalog = py.detach(|| idb_catalog(&db)).py_err(py, None)?;
-        let keep = match (database, store) {
-            (None, None) => None,
-            _ => Some(select(&catalog, database, store)),
-        };
+        let shown = self.path.display().to_string();
+        let keep = catalog.select(database, store).map_err(|e| {
+            errors::invalid(py, "NoSuchName", format!("{shown}: {e}"), Some(&shown))
+        })?;
+        if let Some(why) = &catalog.partial {
+            // Said as `sst` says it; the iterator's `names_partial` keeps it.
+            let msg = format!("{shown}: IndexedDB names may be missing: {why}");
+            let warning = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(
+                py,
+                &warning,
+                &std::ffi::CString::new(msg).unwrap_or_default(),
+                1,
+            )?;
+        }
         let ctx = IdbContext {
             catalog,
             blob_dir: idb_blob_dir(&self.path),
@@ -346,25 +390,4 @@ impl Source for DbView {
         view.status()?;
         Ok(true)
     }
-}
-
-/// The (database id, store id or all) pairs a `database` / `store` filter keeps (none when
-/// no name matches).
-fn select(c: &Catalog, database: Option<&str>, store: Option<&str>) -> Vec<(i64, Option<i64>)> {
-    let mut out = Vec::new();
-    for (id, d) in &c.databases {
-        if database.is_some_and(|n| d.name.as_deref() != Some(n)) {
-            continue;
-        }
-        match store {
-            None => out.push((*id, None)),
-            Some(s) => out.extend(
-                d.stores
-                    .iter()
-                    .filter(|(_, st)| st.name.as_deref() == Some(s))
-                    .map(|(sid, _)| (*id, Some(*sid))),
-            ),
-        }
-    }
-    out
 }

@@ -166,6 +166,20 @@ pub fn chrome_to_py(py: Python<'_>, e: sst_chrome::Error, file: Option<&str>) ->
     }
 }
 
+/// `InvalidArgumentError(message)` (also a `ValueError`) of kind `kind` about `file`: a path
+/// of another kind than asked for, a name that matches nothing.
+pub fn invalid(py: Python<'_>, kind: &str, message: String, file: Option<&str>) -> PyErr {
+    let made = classes(py).and_then(|c| {
+        let exc = c.invalid.bind(py).call1((message.clone(),))?;
+        exc.setattr("kind", kind)?;
+        exc.setattr("file", file)?;
+        exc.setattr("offset", py.None())?;
+        exc.setattr("block", py.None())?;
+        Ok(PyErr::from_value(exc))
+    });
+    made.unwrap_or_else(|import| PyRuntimeError::new_err(format!("{message} (and {import})")))
+}
+
 /// The variant's name of an error of Chrome's storage (`BlobFile`, `Value`...).
 fn chrome_kind(e: &sst_chrome::Error) -> String {
     format!("{e:?}")

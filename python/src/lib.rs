@@ -23,6 +23,7 @@ mod errors;
 mod info;
 mod records;
 mod scan;
+mod sqlite;
 mod table;
 mod v8py;
 
@@ -55,5 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<chrome::StorageIter>()?;
     m.add_function(wrap_pyfunction!(parse_internal_key, m)?)?;
     m.add_function(wrap_pyfunction!(chrome::decode_v8, m)?)?;
+    m.add_class::<sqlite::PySqliteIdb>()?;
+    m.add_function(wrap_pyfunction!(sqlite::profile, m)?)?;
     Ok(())
 }

@@ -95,6 +95,9 @@ pub struct BlobCtx<'a> {
     pub dir: Option<&'a Path>,
     /// The record's database id.
     pub database: i64,
+    /// A SQLite database's record: each blob's legacy file, or `None` where its bytes are
+    /// in the database (given as `blob_row_id`).
+    pub sqlite_files: Option<&'a [Option<std::path::PathBuf>]>,
 }
 
 /// A JavaScript string: lone surrogates kept (decoded with `surrogatepass`).
@@ -454,7 +457,12 @@ fn external<'py>(
             .getattr(cls)?
             .call((py.None(), ""), Some(&kw));
     };
-    if let Some(dir) = blobs
+    if let Some(files) = blobs.sqlite_files {
+        match files.get(i as usize).and_then(|f| f.as_deref()) {
+            Some(path) => kw.set_item("path", path.to_string_lossy())?,
+            None => kw.set_item("blob_row_id", e.blob_number)?,
+        }
+    } else if let Some(dir) = blobs
         .dir
         .filter(|_| e.kind != ExternalKind::FileSystemAccessHandle)
     {

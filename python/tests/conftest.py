@@ -30,7 +30,11 @@ def manifest_names_idb_cmp1(current):
 # (testdata/idb/values/); in Chrome's idb_cmp1 order, its IndexedDB directories (plyvel
 # opens them with idb_cmp1.py, and test_chrome.py checks them against Chromium's own
 # read-back too).
-ALL_DIRS = sorted(p.parent for p in TESTDATA.rglob("CURRENT"))
+# (testdata/idb_sqlite/ is a whole profile, its LevelDB stores tiny or empty: test_sqlite.py
+# and the CLI's tests read it.)
+ALL_DIRS = sorted(
+    p.parent for p in TESTDATA.rglob("CURRENT") if "idb_sqlite" not in p.relative_to(TESTDATA).parts
+)
 BYTEWISE_DIRS = [p for p in ALL_DIRS if not manifest_names_idb_cmp1(p / "CURRENT")]
 IDB_DIRS = [p for p in ALL_DIRS if manifest_names_idb_cmp1(p / "CURRENT")]
 

@@ -172,7 +172,11 @@ def test_filters_by_name():
     second = list(lt.Db(IDB).indexeddb(database="second"))
     assert second and {r.database for r in second} == {"second"}
     assert len(second) == sum(1 for r in all_rows if r.database == "second")
-    assert list(lt.Db(IDB).indexeddb(database="no such database")) == []
+    # A name that matches nothing is an error naming what there is, as `sst` says it.
+    with pytest.raises(lt.InvalidArgumentError, match='no database named "no such database"; the databases .* are: corpusdb'):
+        lt.Db(IDB).indexeddb(database="no such database")
+    with pytest.raises(lt.InvalidArgumentError, match='no object store named "nope"'):
+        lt.Db(IDB).indexeddb(database="second", store="nope")
     with pytest.raises(ValueError):
         lt.Db(TESTDATA / "db" / "basic").indexeddb()
 
@@ -245,3 +249,60 @@ def test_chromium_fixture_reads_as_chromium_read_it_back():
         assert [(r.key, r.value) for r in lt.Db(CHROMIUM).indexeddb(store=name)] == got
     assert {r.store for r in rows} == set(stores)
     assert all(r.error is None for r in rows)
+
+
+def test_storage_of_another_kind_is_an_error():
+    with pytest.raises(lt.InvalidArgumentError, match="not a localStorage directory: it is Chrome IndexedDB"):
+        lt.Db(IDB).local_storage()
+    with pytest.raises(lt.InvalidArgumentError, match="not a sessionStorage directory: it is localStorage"):
+        lt.Db(VALUES / "local_storage").session_storage()
+    with pytest.raises(lt.InvalidArgumentError, match="not a localStorage directory: it is sessionStorage"):
+        lt.Db(VALUES / "session_storage").local_storage()
+
+
+MANY = TESTDATA / "idb" / "many"
+MANY_EXPECTED = json.loads((TESTDATA / "idb" / "many.expected.json").read_text())
+
+
+def plain(v):
+    """A value as the page's JSON.stringify wrote it (-0 as 0)."""
+    if isinstance(v, float) and v == 0:
+        return 0
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    return v
+
+
+def test_ids_past_one_byte_name_every_record():
+    # 300 databases in one origin (ids past 127 and 255), 301 stores: every record Chromium
+    # read back, under its names, with its value.
+    got = sorted((r.database, r.store, json.dumps(r.key), json.dumps(plain(r.value), sort_keys=True))
+                 for r in lt.Db(MANY).indexeddb() if r.database is not None)
+    want = sorted((w["database"], w["store"], json.dumps(w["key"]["value"]), json.dumps(w["value"], sort_keys=True))
+                  for w in MANY_EXPECTED["live"])
+    assert [g[:3] for g in got] == [w[:3] for w in want]
+    assert got == want
+    last = list(lt.Db(MANY).indexeddb(database="db299"))
+    assert len(last) == 2 and {r.database for r in last} == {"db299"} and all(r.database_id > 255 for r in last)
+
+
+def test_a_partial_catalog_warns_and_says_so(tmp_path):
+    import shutil
+    import warnings
+
+    copy = tmp_path / "many"
+    shutil.copytree(MANY, copy)
+    table = copy / "000005.ldb"
+    data = bytearray(table.read_bytes())
+    data[231_929 + 40] ^= 1  # the block of most database names
+    table.write_bytes(bytes(data))
+    with pytest.raises(lt.CorruptionError, match="000005.ldb"):
+        lt.Db(copy).indexeddb()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        it = lt.Db(copy, salvage=True).indexeddb()
+    assert any("IndexedDB names may be missing" in str(x.message) for x in w)
+    assert "000005.ldb" in it.names_partial
+    assert lt.Db(MANY).indexeddb().names_partial is None

@@ -21,7 +21,7 @@ def test_testdata_has_the_directories():
     assert {"basic", "snapshot", "biglog", "goleveldb", "local_storage", "session_storage"} <= names
     # Every directory is compared with plyvel here: in bytewise order or in idb_cmp1.
     assert len(BYTEWISE_DIRS) + len(IDB_DIRS) == len(ALL_DIRS)
-    assert {p.name for p in IDB_DIRS} == {"chromium", "http_127.0.0.1_55229.indexeddb.leveldb"}
+    assert {p.name for p in IDB_DIRS} == {"chromium", "http_127.0.0.1_55229.indexeddb.leveldb", "many"}
 
 
 def assert_same_stream(ours, theirs):

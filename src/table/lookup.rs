@@ -180,7 +180,9 @@ impl<R: RandomAccess> TableReader<R> {
     }
 
     /// Whether the filter rules out `key` (a user key for internal tables) in the data
-    /// block the index routes it to. `false` means a lookup would read that block.
+    /// block the index routes it to. `false` means a lookup would read that block (always
+    /// for a key the order calls equal to other bytes:
+    /// [`Comparator::equal_keys_identical`](crate::Comparator::equal_keys_identical)).
     ///
     /// # Errors
     /// If the index entry is corrupt.
@@ -195,9 +197,10 @@ impl<R: RandomAccess> TableReader<R> {
         let Some(handle) = self.index_lookup(seek_key)? else {
             return Ok(true);
         };
-        Ok(self
-            .filter()
-            .is_some_and(|f| !f.key_may_match(handle.offset, key)))
+        Ok(self.user_comparator.equal_keys_identical(key)
+            && self
+                .filter()
+                .is_some_and(|f| !f.key_may_match(handle.offset, key)))
     }
 
     /// Looks up `key`: for a plain table, the entry whose key equals it; for a database

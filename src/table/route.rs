@@ -68,6 +68,9 @@ impl<R: RandomAccess> TableReader<R> {
     /// the table has them, else through the index block and the filter block.
     #[inline]
     pub(super) fn route(&self, seek_key: &[u8], filter_key: &[u8]) -> Result<Option<Route<'_>>> {
+        // The filter is keyed by bytes: its "absent" stands only for a key whose equals in
+        // the order all have its bytes.
+        let trust_filter = self.user_comparator.equal_keys_identical(filter_key);
         if let Some(p) = self.parsed_index() {
             let Some(pos) = p.seek_position(self.index.data(), &*self.comparator, seek_key) else {
                 return Ok(None);
@@ -75,19 +78,22 @@ impl<R: RandomAccess> TableReader<R> {
             let Some(l) = self.block_lookup(pos) else {
                 return Ok(None);
             };
-            return Ok(self.lookup_may_match(l, filter_key).then(|| Route {
-                pos: Some(pos),
-                lookup: Some(l),
-                handle: l.handle,
-                tp: p.key_prefix(seek_key),
-            }));
+            return Ok(
+                (!trust_filter || self.lookup_may_match(l, filter_key)).then(|| Route {
+                    pos: Some(pos),
+                    lookup: Some(l),
+                    handle: l.handle,
+                    tp: p.key_prefix(seek_key),
+                }),
+            );
         }
         let Some(handle) = self.index_lookup(seek_key)? else {
             return Ok(None);
         };
-        let excluded = self
-            .filter()
-            .is_some_and(|f| !f.key_may_match(handle.offset, filter_key));
+        let excluded = trust_filter
+            && self
+                .filter()
+                .is_some_and(|f| !f.key_may_match(handle.offset, filter_key));
         Ok((!excluded).then_some(Route {
             pos: None,
             lookup: None,

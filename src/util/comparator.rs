@@ -28,6 +28,15 @@ pub trait Comparator: Send + Sync {
     fn is_bytewise(&self) -> bool {
         false
     }
+
+    /// Whether every key this order calls equal to `key` has `key`'s very bytes (true by
+    /// default, and always for bytewise). A table's filter is keyed by bytes, so a lookup
+    /// takes its "absent" only for such a key; for another (an order that calls distinct
+    /// bytes equal) it reads the block the index points to, and the answer is the
+    /// comparator's equality (LevelDB's `Compare == 0`) wherever the key is stored.
+    fn equal_keys_identical(&self, _key: &[u8]) -> bool {
+        true
+    }
 }
 
 /// Lexicographic byte order, `leveldb.BytewiseComparator`.

@@ -1,5 +1,5 @@
 //! The history of a LevelDB directory recorded while its owner wrote it
-//! (`tools/idb_fixture/record_history.py`): every state the directory was in at the instants
+//! (`tools/record_history.py`): every state the directory was in at the instants
 //! the owner was stopped and the directory read, to replay under a reader.
 //!
 //! ```text

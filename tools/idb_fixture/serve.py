@@ -1,7 +1,8 @@
 """Serves tools/idb_fixture/ on 127.0.0.1 at a free port and saves the page's POST to /done.
 
 Prints the port on its first line of stdout; writes the posted body to the file given as
-argv[1] and exits after it.
+argv[1] and exits after it. argv[2], if given, is the port to serve on instead (a second
+page of the same origin, for a profile whose IndexedDB is kept by origin).
 """
 import http.server
 import os
@@ -25,7 +26,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-with socketserver.TCPServer(("127.0.0.1", 0), Handler) as srv:
+class Server(socketserver.TCPServer):
+    allow_reuse_address = True
+
+
+PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+with Server(("127.0.0.1", PORT), Handler) as srv:
     print(srv.server_address[1], flush=True)
     while not os.path.exists(OUT):
         srv.handle_request()

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! key (prefix | body)                                  value
-//! (0,0,0) 201 | origin, name (varint n + UTF-16BE)     varint database id
+//! (0,0,0) 201 | origin, name (varint n + UTF-16BE)     database id: EncodeInt (1-8 bytes
+//!                                                      little-endian, as few as needed)
 //! (d,0,0) 0 origin / 1 name                            UTF-16BE (no length)
 //! (d,0,0) 4 version                                    varint
 //! (d,0,0) 50 | varint store | type: 0 name             UTF-16BE
@@ -14,14 +15,18 @@
 //!            strings as varint n + UTF-16BE; anything else is an old untyped string
 //! ```
 //! (Chromium's `indexed_db_leveldb_coding.cc`: `DatabaseNameKey`, `DatabaseMetaDataKey`,
-//! `ObjectStoreMetaDataKey`, `IndexMetaDataKey`, `EncodeIDBKeyPath`.) Feed every record to
-//! [`Catalog::observe`]; metadata sorts before the data it names, so a scan in order can
-//! name each record as it comes.
+//! `ObjectStoreMetaDataKey`, `IndexMetaDataKey`, `EncodeIDBKeyPath`; the values as
+//! `backing_store.cc` writes them: `PutInt` for the database id, `PutVarInt` for the
+//! version.) Feed every live record to [`Catalog::observe`]; metadata sorts before the data
+//! it names, so a scan in order can name each record as it comes. Names that only deleted or
+//! superseded metadata still holds (a deleted object store or database, its records still in
+//! the files) are added by [`Catalog::add_deleted`], marked `deleted`.
 
 use std::collections::BTreeMap;
 
-use super::coding::{read_byte, read_string, read_varint};
+use super::coding::{decode_int, read_byte, read_string, read_varint};
 use super::key::{decode_key, KeyBody, MetaField};
+use crate::error::{Error, Result};
 
 /// An object store's or index's key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +50,8 @@ pub struct IndexInfo {
     pub unique: Option<bool>,
     /// `multiEntry`.
     pub multi_entry: Option<bool>,
+    /// Named only by deleted or superseded metadata ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
 
 /// An object store.
@@ -58,6 +65,9 @@ pub struct StoreInfo {
     pub auto_increment: Option<bool>,
     /// Its indexes by id.
     pub indexes: BTreeMap<i64, IndexInfo>,
+    /// Named only by deleted or superseded metadata: the store (or its database) was
+    /// deleted ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
 
 /// A database.
@@ -71,13 +81,23 @@ pub struct DatabaseInfo {
     pub version: Option<i64>,
     /// Its object stores by id.
     pub stores: BTreeMap<i64, StoreInfo>,
+    /// Named only by deleted or superseded metadata: the database was deleted (its name
+    /// record is gone) ([`Catalog::add_deleted`]).
+    pub deleted: bool,
 }
+
+/// What a selection by name keeps: (database id, object store id), the store `None` for all
+/// of the database's stores ([`Catalog::select`]).
+pub type Selection = Vec<(i64, Option<i64>)>;
 
 /// Every database, store and index named by the metadata seen so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Catalog {
     /// Databases by id.
     pub databases: BTreeMap<i64, DatabaseInfo>,
+    /// Why names may be missing: the metadata was read past damage (salvage), so a name in
+    /// a damaged block is not here. `None` when every metadata record was read.
+    pub partial: Option<String>,
 }
 
 impl Catalog {
@@ -107,7 +127,8 @@ impl Catalog {
             let (Some(origin), Some(name)) = (text(0), text(1)) else {
                 return false;
             };
-            let Some(id) = read_varint(&mut &value[..]) else {
+            // Database ids start at 1 (0 is the global metadata's prefix).
+            let Some(id) = decode_int(value).filter(|&id| id > 0) else {
                 return false;
             };
             let info = self.databases.entry(id).or_default();
@@ -156,6 +177,64 @@ impl Catalog {
         true
     }
 
+    /// Adds the names only deleted or superseded metadata gives: `metadata` is every
+    /// version of the metadata records that is not live (deleted, shadowed, in an obsolete
+    /// file), as (key, value, sequence). The newest version of each wins; a database, store
+    /// or index the live metadata does not name gets that name, marked `deleted` (Chromium
+    /// never reuses ids: a database or store id names one database or store for good).
+    pub fn add_deleted<'a>(
+        &mut self,
+        metadata: impl IntoIterator<Item = (&'a [u8], &'a [u8], u64)>,
+    ) {
+        let mut old: Vec<(&[u8], &[u8], u64)> = metadata.into_iter().collect();
+        old.sort_by_key(|r| r.2);
+        let mut then = Catalog::default();
+        for (k, v, _) in old {
+            then.observe(k, v);
+        }
+        for (id, was) in then.databases {
+            let now = self.databases.entry(id).or_insert_with(|| DatabaseInfo {
+                deleted: true,
+                ..DatabaseInfo::default()
+            });
+            if now.name.is_none() && was.name.is_some() {
+                now.name = was.name;
+                now.origin = now.origin.take().or(was.origin);
+                now.deleted = true;
+            }
+            now.version = now.version.or(was.version);
+            let db_deleted = now.deleted;
+            for (sid, was_store) in was.stores {
+                let store = now.stores.entry(sid).or_insert_with(|| StoreInfo {
+                    deleted: true,
+                    ..StoreInfo::default()
+                });
+                store.deleted |= db_deleted;
+                if store.name.is_none() && was_store.name.is_some() {
+                    store.name = was_store.name;
+                    store.deleted = true;
+                }
+                store.key_path = store.key_path.take().or(was_store.key_path);
+                store.auto_increment = store.auto_increment.or(was_store.auto_increment);
+                let store_deleted = store.deleted;
+                for (iid, was_index) in was_store.indexes {
+                    let ix = store.indexes.entry(iid).or_insert_with(|| IndexInfo {
+                        deleted: true,
+                        ..IndexInfo::default()
+                    });
+                    ix.deleted |= store_deleted;
+                    if ix.name.is_none() && was_index.name.is_some() {
+                        ix.name = was_index.name;
+                        ix.deleted = true;
+                    }
+                    ix.key_path = ix.key_path.take().or(was_index.key_path);
+                    ix.unique = ix.unique.or(was_index.unique);
+                    ix.multi_entry = ix.multi_entry.or(was_index.multi_entry);
+                }
+            }
+        }
+    }
+
     /// The database with this id.
     pub fn database(&self, id: i64) -> Option<&DatabaseInfo> {
         self.databases.get(&id)
@@ -164,6 +243,61 @@ impl Catalog {
     /// The object store `store` of database `db`.
     pub fn store(&self, db: i64, store: i64) -> Option<&StoreInfo> {
         self.databases.get(&db)?.stores.get(&store)
+    }
+
+    /// The (database, store) pairs a selection by name keeps, store `None` meaning all of a
+    /// database's stores: the databases named `database` (every database when `None`), and of
+    /// them the stores named `store` (all when `None`). `Ok(None)` when neither is given.
+    ///
+    /// # Errors
+    /// A name that matches nothing ([`Error::NoSuchName`], listing the names there are).
+    pub fn select(&self, database: Option<&str>, store: Option<&str>) -> Result<Option<Selection>> {
+        if database.is_none() && store.is_none() {
+            return Ok(None);
+        }
+        let mut kept = Vec::new();
+        for (id, d) in &self.databases {
+            if database.is_some_and(|n| d.name.as_deref() != Some(n)) {
+                continue;
+            }
+            match store {
+                None => kept.push((*id, None)),
+                Some(s) => kept.extend(
+                    d.stores
+                        .iter()
+                        .filter(|(_, st)| st.name.as_deref() == Some(s))
+                        .map(|(sid, _)| (*id, Some(*sid))),
+                ),
+            }
+        }
+        if !kept.is_empty() {
+            return Ok(Some(kept));
+        }
+        let known: Vec<String> = self
+            .databases
+            .values()
+            .map(|d| {
+                let stores: Vec<&str> = d
+                    .stores
+                    .values()
+                    .filter_map(|s| s.name.as_deref())
+                    .collect();
+                format!(
+                    "{} ({})",
+                    d.name.as_deref().unwrap_or("?"),
+                    stores.join(", ")
+                )
+            })
+            .collect();
+        let (what, name) = match store {
+            Some(s) => ("object store", s),
+            None => ("database", database.unwrap_or_default()),
+        };
+        Err(Error::NoSuchName {
+            what,
+            name: name.to_string(),
+            known: known.join("; "),
+        })
     }
 
     /// The ids of the databases with this name (one per origin at most).

@@ -92,6 +92,14 @@ pub(crate) fn int_le(b: &[u8]) -> i64 {
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)) as i64
 }
 
+/// A whole value holding one integer as Chromium's `EncodeInt` writes it (little-endian, as
+/// few bytes as the value needs: 1 to 8): the database id of a `global / database name`
+/// record, an exists entry's version, the ids and numbers of metadata values
+/// (`DecodeInt`). `None` for an empty value or one longer than 8 bytes.
+pub fn decode_int(value: &[u8]) -> Option<i64> {
+    (1..=8).contains(&value.len()).then(|| int_le(value))
+}
+
 /// Reads one byte.
 pub fn read_byte(s: &mut &[u8]) -> Option<u8> {
     let (&b, rest) = s.split_first()?;
@@ -146,30 +154,77 @@ pub fn read_f64(s: &mut &[u8]) -> Option<f64> {
     Some(f64::from_le_bytes(b.try_into().ok()?))
 }
 
-/// Skips one IDB key (Chromium's `ConsumeEncodedIDBKey`, with its depth limit; a NaN
-/// number or date is refused).
-pub fn skip_key(s: &mut &[u8]) -> Option<()> {
-    skip_key_at(s, 0)
+/// Whether the prefix at the start of `key` is as Chromium's `KeyPrefix::Encode` writes it:
+/// each id in as few bytes as it needs (a longer one reads the same id from other bytes).
+pub fn minimal_prefix(key: &[u8]) -> bool {
+    let Some(&packed) = key.first() else {
+        return false;
+    };
+    let lens = [
+        ((packed >> 5) & 0x7) as usize + 1,
+        ((packed >> 2) & 0x7) as usize + 1,
+        (packed & 0x3) as usize + 1,
+    ];
+    let mut at = 1;
+    lens.iter().all(|&n| {
+        let id = key.get(at..at + n);
+        at += n;
+        id.is_some_and(|b| n == 1 || b[n - 1] != 0)
+    })
 }
 
-fn skip_key_at(s: &mut &[u8], depth: usize) -> Option<()> {
+/// Reads a varint as Chromium's `EncodeVarInt` writes it: in as few bytes as the value
+/// needs (`None` for a longer encoding of the same value, or what [`read_varint`] refuses).
+pub fn read_canonical_varint(s: &mut &[u8]) -> Option<i64> {
+    let start = *s;
+    let v = read_varint(s)?;
+    let used = start.len() - s.len();
+    let last = start[used - 1];
+    (used == 1 || (last != 0 && (used < 10 || last == 1))).then_some(v)
+}
+
+/// Skips one IDB key as Chromium's `EncodeIDBKey` writes it (its `ConsumeEncodedIDBKey`,
+/// with its depth limit, lengths in as few bytes as they need; a NaN number or date is
+/// refused). Sets `zero` when the key holds a number or date 0 or -0, which the order calls
+/// equal although their bytes differ.
+pub fn skip_key(s: &mut &[u8], zero: &mut bool) -> Option<()> {
+    skip_key_at(s, 0, zero)
+}
+
+fn skip_key_at(s: &mut &[u8], depth: usize, zero: &mut bool) -> Option<()> {
     if depth > MAX_KEY_DEPTH {
         return None;
     }
+    let bytes = |s: &mut &[u8], n: i64| {
+        let n = usize::try_from(n).ok()?;
+        let rest = s.get(n..)?;
+        *s = rest;
+        Some(())
+    };
     match read_byte(s)? {
         KEY_NULL | KEY_MIN => Some(()),
         KEY_ARRAY => {
-            let n = read_varint(s)?;
+            let n = read_canonical_varint(s)?;
             for _ in 0..n.max(0) {
-                skip_key_at(s, depth + 1)?;
+                skip_key_at(s, depth + 1, zero)?;
             }
             (n >= 0).then_some(())
         }
-        KEY_BINARY => read_binary(s).map(drop),
-        KEY_STRING => read_string(s).map(drop),
+        KEY_BINARY => {
+            let n = read_canonical_varint(s)?;
+            bytes(s, n)
+        }
+        KEY_STRING => {
+            let n = read_canonical_varint(s)?;
+            bytes(s, n.checked_mul(2)?)
+        }
         // NaN is not a key (the IndexedDB API refuses it); Chromium's `<`/`>` would call it
         // equal to every number, which is no order.
-        KEY_DATE | KEY_NUMBER => read_f64(s).filter(|x| !x.is_nan()).map(drop),
+        KEY_DATE | KEY_NUMBER => {
+            let x = read_f64(s).filter(|x| !x.is_nan())?;
+            *zero |= x == 0.0;
+            Some(())
+        }
         _ => None,
     }
 }

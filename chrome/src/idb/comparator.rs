@@ -15,15 +15,20 @@
 //!    element by element and then by length.
 //!
 //! Where Chromium's comparison fails (a key its decoder rejects) it answers "equal", which
-//! is no order at all; here such keys are *malformed*: they sort after every well-formed
-//! key, bytewise among themselves, so the order stays total and
-//! [`is_well_formed`] lets `verify` report them. Like Chromium's, the separator functions
-//! do nothing: index keys are the data blocks' last keys.
+//! is no order at all; and it stops at a key's last field, calling a key and the same key
+//! with bytes after it equal. Here the order is defined on the keys Chromium's encoders
+//! write ([`is_well_formed`]: every field in as few bytes as it needs, nothing after);
+//! any other key is *malformed*: it sorts after every well-formed key, bytewise among
+//! themselves, so the order stays total, a key equals only keys of its own bytes (except a
+//! number or date 0 and -0, which Chromium writes both and calls equal), and `verify`
+//! reports them. Like Chromium's, the separator functions do nothing: index keys are the
+//! data blocks' last keys.
 
 use std::cmp::Ordering;
 
 use super::coding::{
-    cmp_keys, read_byte, read_prefix, read_string, read_varint, skip_key, KeyPrefix, PrefixKind,
+    cmp_keys, minimal_prefix, read_byte, read_canonical_varint, read_prefix, read_string,
+    read_varint, skip_key, KeyPrefix, PrefixKind,
 };
 use super::format::*;
 use leveldb_table::db::reader::KnownOrder;
@@ -50,6 +55,13 @@ impl Comparator for IdbComparator {
     fn find_shortest_separator(&self, _start: &mut Vec<u8>, _limit: &[u8]) {}
 
     fn find_short_successor(&self, _key: &mut Vec<u8>) {}
+
+    /// Distinct well-formed keys compare equal only through a number or date 0 and -0 (both
+    /// written by Chromium, `+0.0 == -0.0` in its order): a lookup of such a key reads the
+    /// block whatever the bytewise filter says. Keys outside the order compare as bytes.
+    fn equal_keys_identical(&self, key: &[u8]) -> bool {
+        well_formed(key) != Some(true)
+    }
 }
 
 /// `idb_cmp1` as an order a [`leveldb_table::Db`] may be read in: named by a MANIFEST, or
@@ -62,67 +74,83 @@ pub fn known_order() -> KnownOrder {
         .marker(|k| key_prefix(k).is_some_and(|p| p.kind() == PrefixKind::GlobalMeta))
 }
 
-/// True if Chromium's decoders accept `key` (its prefix, and the fields its kind compares),
-/// so that [`IdbComparator`] orders it exactly as Chromium does.
+/// True if `key` is a key as Chromium's encoders write it: its prefix and every field its
+/// kind has, each in as few bytes as it needs, and nothing after them. [`IdbComparator`]
+/// orders such keys exactly as Chromium does; any other key (trailing bytes, a longer
+/// encoding of a number, a field cut short) is outside the order and sorts after them all.
 pub fn is_well_formed(key: &[u8]) -> bool {
     well_formed(key).is_some()
 }
 
-fn well_formed(key: &[u8]) -> Option<()> {
+/// `Some(zero)` for a well-formed key, `zero` when it holds a number or date 0 or -0.
+fn well_formed(key: &[u8]) -> Option<bool> {
+    if !minimal_prefix(key) {
+        return None;
+    }
     let mut s = key;
     let prefix = read_prefix(&mut s)?;
+    let mut zero = false;
+    let varint = read_canonical_varint;
+    let string = |s: &mut &[u8]| {
+        let n = usize::try_from(varint(s)?).ok()?.checked_mul(2)?;
+        *s = s.get(n..)?;
+        Some(())
+    };
     match prefix.kind() {
         PrefixKind::GlobalMeta => match read_byte(&mut s)? {
-            t if t < GLOBAL_SIMPLE_LIMIT || t == GLOBAL_SCOPES => Some(()),
-            GLOBAL_DB_FREE_LIST => read_varint(&mut s).map(drop),
-            GLOBAL_DB_NAME => read_string(&mut s)
-                .and_then(|_| read_string(&mut s))
-                .map(drop),
-            _ => None,
+            // The scopes' keys are compared as bytes after the type byte.
+            GLOBAL_SCOPES => return Some(false),
+            t if t < GLOBAL_SIMPLE_LIMIT => {}
+            GLOBAL_DB_FREE_LIST => drop(varint(&mut s)?),
+            GLOBAL_DB_NAME => {
+                string(&mut s)?;
+                string(&mut s)?;
+            }
+            _ => return None,
         },
         PrefixKind::DatabaseMeta => match read_byte(&mut s)? {
-            t if t < DB_SIMPLE_LIMIT => Some(()),
-            DB_STORE_META => read_varint(&mut s)
-                .and_then(|_| read_byte(&mut s))
-                .map(drop),
-            DB_INDEX_META => {
-                read_varint(&mut s)?;
-                read_varint(&mut s)?;
-                read_byte(&mut s).map(drop)
+            t if t < DB_SIMPLE_LIMIT => {}
+            DB_STORE_META => {
+                varint(&mut s)?;
+                read_byte(&mut s)?;
             }
-            DB_STORE_FREE_LIST => read_varint(&mut s).map(drop),
-            DB_INDEX_FREE_LIST => read_varint(&mut s)
-                .and_then(|_| read_varint(&mut s))
-                .map(drop),
-            DB_STORE_NAMES => read_string(&mut s).map(drop),
-            DB_INDEX_NAMES => read_varint(&mut s)
-                .and_then(|_| read_string(&mut s))
-                .map(drop),
-            _ => None,
+            DB_INDEX_META => {
+                varint(&mut s)?;
+                varint(&mut s)?;
+                read_byte(&mut s)?;
+            }
+            DB_STORE_FREE_LIST => drop(varint(&mut s)?),
+            DB_INDEX_FREE_LIST => {
+                varint(&mut s)?;
+                varint(&mut s)?;
+            }
+            DB_STORE_NAMES => string(&mut s)?,
+            DB_INDEX_NAMES => {
+                varint(&mut s)?;
+                string(&mut s)?;
+            }
+            _ => return None,
         },
         PrefixKind::Record | PrefixKind::Exists | PrefixKind::Blob => {
-            if s.is_empty() {
-                Some(())
-            } else {
-                skip_key(&mut s)
+            if !s.is_empty() {
+                skip_key(&mut s, &mut zero)?;
             }
         }
         PrefixKind::IndexEntry => {
-            if s.is_empty() {
-                return Some(());
+            // Index key, then (both or neither) the sequence number and the primary key.
+            if !s.is_empty() {
+                skip_key(&mut s, &mut zero)?;
+                if !s.is_empty() {
+                    varint(&mut s)?;
+                    if !s.is_empty() {
+                        skip_key(&mut s, &mut zero)?;
+                    }
+                }
             }
-            skip_key(&mut s)?;
-            if s.is_empty() {
-                return Some(());
-            }
-            read_varint(&mut s)?;
-            if s.is_empty() {
-                return Some(());
-            }
-            skip_key(&mut s)
         }
-        PrefixKind::Invalid => None,
+        PrefixKind::Invalid => return None,
     }
+    s.is_empty().then_some(zero)
 }
 
 /// Chromium's comparison; `None` where Chromium's would fail.

@@ -14,11 +14,13 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use leveldb_table::db::reader::{DbRecord, RecordStatus};
+use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{Db, Lookup, ReadOptions};
 
 use super::catalog::Catalog;
 use super::coding::KeyPrefix;
-use super::comparator::key_prefix;
+use super::comparator::{is_well_formed, key_prefix};
 use super::external::{
     blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalObject,
 };
@@ -30,7 +32,11 @@ use crate::v8value::{decode, Decoded, ValueError};
 use leveldb_table::Cursor;
 
 /// The names of an IndexedDB directory's databases, object stores and indexes: the global
-/// metadata (database 0), then each database's own (store 0).
+/// metadata (database 0), then each database's own (store 0), for every database that has
+/// metadata (named by a global record or not).
+///
+/// Under salvage, damage skipped (while opening or by this read) may have taken metadata
+/// with it: the catalog says so in [`Catalog::partial`].
 ///
 /// # Errors
 /// The database's view cannot be read ([`Error::Db`]: a damaged table or log, naming the
@@ -46,19 +52,83 @@ pub fn idb_catalog(db: &Db) -> Result<Catalog> {
     if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
-    let ids: Vec<i64> = c.databases.keys().copied().collect();
-    for id in ids {
+    // Every database's own metadata, named by the global records or not (a database whose
+    // name record is deleted may keep its metadata and records until Chromium cleans them
+    // up): from each database's first key, the next database is one seek away.
+    let mut id = 1i64;
+    loop {
         view.seek(&prefix_key(id, 0, 0, Some(0)));
+        // Keys outside the order sort after every database's: the end.
+        let Some(p) = view
+            .valid()
+            .then(|| key_prefix(view.key()).filter(|_| is_well_formed(view.key())))
+            .flatten()
+            .filter(|p| p.database >= id)
+        else {
+            break;
+        };
+        id = p.database;
         while view.valid()
             && key_prefix(view.key()).is_some_and(|p| p.database == id && p.store == 0)
         {
             c.observe(view.key(), view.value());
             view.next();
         }
-        if let Err(e) = view.status() {
-            return Err(Error::Db(e));
-        }
+        let Some(next) = id.checked_add(1) else {
+            break;
+        };
+        id = next;
     }
+    if let Err(e) = view.status() {
+        return Err(Error::Db(e));
+    }
+    c.partial = partial(db);
+    Ok(c)
+}
+
+/// Why a catalog read from `db` may miss names: damage skipped under salvage.
+fn partial(db: &Db) -> Option<String> {
+    let damage = db.damage();
+    let skipped = db
+        .notes()
+        .iter()
+        .filter(|n| n.ends_with("(skipped)"))
+        .count();
+    (!damage.is_empty() || skipped > 0).then(|| {
+        let first = damage
+            .first()
+            .map(|d| d.to_string())
+            .or_else(|| {
+                db.notes()
+                    .iter()
+                    .find(|n| n.ends_with("(skipped)"))
+                    .cloned()
+            })
+            .unwrap_or_default();
+        format!(
+            "the directory was read past damage ({} skipped, the first: {first}); names held \
+             there are missing",
+            damage.len().max(skipped)
+        )
+    })
+}
+
+/// [`idb_catalog`] with the names only deleted or superseded metadata gives
+/// ([`Catalog::add_deleted`]), taken from `records` (every record of every file, as
+/// `leveldb_table::db::records` lists them): the names of deleted object stores and
+/// databases whose records are still in the files.
+///
+/// # Errors
+/// As [`idb_catalog`].
+pub fn idb_catalog_with_deleted(db: &Db, records: &[DbRecord]) -> Result<Catalog> {
+    let mut c = idb_catalog(db)?;
+    c.add_deleted(
+        records
+            .iter()
+            .filter(|r| r.kind == ValueType::Value && r.status != RecordStatus::Live)
+            .filter(|r| key_prefix(&r.key).is_some_and(|p| p.database == 0 || p.store == 0))
+            .map(|r| (r.key.as_slice(), r.value.as_slice(), r.sequence)),
+    );
     Ok(c)
 }
 

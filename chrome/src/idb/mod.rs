@@ -20,11 +20,14 @@ pub mod sqlite;
 mod value;
 mod wrapping;
 
-pub use catalog::{decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, StoreInfo};
+pub use catalog::{
+    decode_key_path, Catalog, DatabaseInfo, IndexInfo, KeyPath, Selection, StoreInfo,
+};
 pub use coding::{KeyPrefix, PrefixKind};
 pub use comparator::{is_well_formed, key_prefix, known_order, IdbComparator};
 pub use directory::{
-    idb_blob_dir, idb_blob_list, idb_catalog, idb_value, prefix_key, IdbValue, ValueSource,
+    idb_blob_dir, idb_blob_list, idb_catalog, idb_catalog_with_deleted, idb_value, prefix_key,
+    IdbValue, ValueSource,
 };
 pub use external::{
     blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalKind,

@@ -16,7 +16,7 @@
 //!
 //! The V8 data itself (objects, strings...) is not decoded here.
 
-use super::coding::{int_le, read_byte, read_varint};
+use super::coding::{decode_int, read_byte, read_varint};
 use super::format::*;
 
 /// What the envelope of a record's value says.
@@ -103,5 +103,5 @@ fn envelope(mut s: &[u8]) -> Option<Envelope> {
 /// The record version an exists entry's value holds (Chromium's `EncodeInt`: little-endian,
 /// 1 to 8 bytes); `None` for an empty or longer value.
 pub fn decode_exists_value(value: &[u8]) -> Option<i64> {
-    (1..=8).contains(&value.len()).then(|| int_le(value))
+    decode_int(value)
 }

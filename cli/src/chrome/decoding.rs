@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions, DbRecord};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
-use sst_chrome::idb::{idb_blob_dir, idb_catalog, key_prefix, prefix_key, Catalog};
+use sst_chrome::idb::{
+    idb_blob_dir, idb_catalog, idb_catalog_with_deleted, key_prefix, prefix_key, Catalog,
+};
 
 use crate::common::Failure;
 
@@ -110,7 +112,17 @@ impl<'a> Decoding<'a> {
     }
 
     /// The decoding of the database `db` in `dir`, as `a` asks.
-    pub fn for_db(db: &'a Db, dir: &Path, a: &DecodeArgs) -> Result<Decoding<'a>, Failure> {
+    ///
+    /// With `records` (every record of every file, as `sst db records` lists them), the
+    /// names of deleted object stores and databases whose records are still in the files
+    /// come from their deleted metadata. A catalog read past damage is said to be partial
+    /// (a warning here; `"names_partial"` in JSON rows).
+    pub fn for_db(
+        db: &'a Db,
+        dir: &Path,
+        a: &DecodeArgs,
+        records: Option<&[DbRecord]>,
+    ) -> Result<Decoding<'a>, Failure> {
         let is_idb = db.comparator_name() == IDB_COMPARATOR_NAME;
         let kind = match a.decode {
             DecodeMode::None => Kind::None,
@@ -148,7 +160,12 @@ impl<'a> Decoding<'a> {
         };
         match kind {
             Kind::IndexedDb => {
-                d.catalog = idb_catalog(db).map_err(|e| unreadable(dir, &e))?;
+                d.catalog = match records {
+                    Some(all) => idb_catalog_with_deleted(db, all),
+                    None => idb_catalog(db),
+                }
+                .map_err(|e| unreadable(dir, &e))?;
+                warn_partial(dir, &d.catalog);
                 d.blob_dir = idb_blob_dir(dir);
                 d.allowed = filter(&d.catalog, dir, a)?;
             }
@@ -194,6 +211,7 @@ impl<'a> Decoding<'a> {
         if let Some(db) = db {
             let dir = parent_dir(path);
             d.catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
+            warn_partial(dir, &d.catalog);
             d.blob_dir = idb_blob_dir(dir);
             d.db = DbHandle::Owned(Box::new(db));
         }
@@ -251,6 +269,16 @@ impl<'a> Decoding<'a> {
     }
 }
 
+/// The warning for a catalog read past damage.
+fn warn_partial(dir: &Path, c: &Catalog) {
+    if let Some(why) = &c.partial {
+        crate::common::warn(&format!(
+            "{}: IndexedDB names may be missing: {why}",
+            dir.display()
+        ));
+    }
+}
+
 /// What could not be read of the directory `dir`.
 fn unreadable(dir: &Path, e: &sst_chrome::Error) -> Failure {
     Failure::error(format!("{}: {e}", dir.display()))
@@ -278,64 +306,6 @@ fn idb_directory(path: &Path) -> Option<Db> {
 /// `--database` / `--store` as (database, store) pairs; an error names what exists when a
 /// name matches nothing.
 fn filter(c: &Catalog, dir: &Path, a: &DecodeArgs) -> Result<Option<Vec<Kept>>, Failure> {
-    if a.database.is_none() && a.store.is_none() {
-        return Ok(None);
-    }
-    let names = |f: &dyn Fn(&str) -> bool| -> Vec<i64> {
-        c.databases
-            .iter()
-            .filter(|(_, d)| d.name.as_deref().is_some_and(f))
-            .map(|(id, _)| *id)
-            .collect()
-    };
-    let dbs: Vec<i64> = match &a.database {
-        Some(n) => names(&|x| x == n),
-        None => c.databases.keys().copied().collect(),
-    };
-    let mut allowed = Vec::new();
-    for id in &dbs {
-        match &a.store {
-            None => allowed.push((*id, None)),
-            Some(s) => allowed.extend(
-                c.databases[id]
-                    .stores
-                    .iter()
-                    .filter(|(_, st)| st.name.as_deref() == Some(s.as_str()))
-                    .map(|(sid, _)| (*id, Some(*sid))),
-            ),
-        }
-    }
-    if allowed.is_empty() {
-        let list: Vec<String> = c
-            .databases
-            .values()
-            .map(|d| {
-                let stores: Vec<&str> = d
-                    .stores
-                    .values()
-                    .filter_map(|s| s.name.as_deref())
-                    .collect();
-                format!(
-                    "{} ({})",
-                    d.name.as_deref().unwrap_or("?"),
-                    stores.join(", ")
-                )
-            })
-            .collect();
-        return Err(Failure::error(format!(
-            "{}: no {} named {:?}; the databases (and stores) are: {}",
-            dir.display(),
-            if a.store.is_some() {
-                "object store"
-            } else {
-                "database"
-            },
-            a.store
-                .as_ref()
-                .or(a.database.as_ref())
-                .map_or("", |s| s.as_str()),
-            list.join("; ")
-        )));
-    }
-    Ok(Some(allowed))
+    c.select(a.database.as_deref(), a.store.as_deref())
+        .map_err(|e| unreadable(dir, &e))
 }

@@ -66,8 +66,13 @@ impl Decoding<'_> {
         let p = d.prefix;
         let db = self.catalog.database(p.database);
         let store = self.catalog.store(p.database, p.store);
-        let db_name = db.and_then(|x| x.name.clone());
-        let store_name = store.and_then(|x| x.name.clone());
+        // A name only deleted metadata gives says so.
+        let deleted = |name: &String, deleted: bool| match deleted {
+            true => format!("{name} (deleted)"),
+            false => name.clone(),
+        };
+        let db_name = db.and_then(|x| Some(deleted(x.name.as_ref()?, x.deleted)));
+        let store_name = store.and_then(|x| Some(deleted(x.name.as_ref()?, x.deleted)));
         let (Some(dn), Some(sn)) = (db_name, store_name) else {
             return d.to_string();
         };
@@ -107,13 +112,17 @@ impl Decoding<'_> {
         };
         if let KeyBody::Meta { .. } = d.body {
             if let Some(mut v) = super::idb::decoded_json(key, value) {
-                if let (Some(obj), Some(name)) = (
-                    v.as_object_mut(),
-                    self.catalog
-                        .database(d.prefix.database)
-                        .and_then(|x| x.name.as_ref()),
-                ) {
+                let db = self.catalog.database(d.prefix.database);
+                if let (Some(obj), Some(db), Some(name)) =
+                    (v.as_object_mut(), db, db.and_then(|x| x.name.as_ref()))
+                {
                     obj.insert("db_name".into(), json!(name));
+                    if db.deleted {
+                        obj.insert("db_deleted".into(), json!(true));
+                    }
+                }
+                if let (Some(obj), true) = (v.as_object_mut(), self.catalog.partial.is_some()) {
+                    obj.insert("names_partial".into(), json!(true));
                 }
                 line.extend_from_slice(b",\"idb\":");
                 line.extend_from_slice(v.to_string().as_bytes());
@@ -135,11 +144,14 @@ impl Decoding<'_> {
         };
         line.extend_from_slice(b",\"idb\":{\"db\":");
         push_int(line, p.database);
-        if let Some(name) = self
+        if let Some((name, deleted)) = self
             .catalog
             .database(p.database)
-            .and_then(|x| x.name.as_ref())
+            .and_then(|x| Some((x.name.as_ref()?, x.deleted)))
         {
+            if deleted {
+                line.extend_from_slice(b",\"db_deleted\":true");
+            }
             str_field(line, ",\"db_name\":", name);
         }
         line.extend_from_slice(b",\"index\":");
@@ -163,6 +175,9 @@ impl Decoding<'_> {
         line.extend_from_slice(b",\"kind\":\"");
         line.extend_from_slice(kind.as_bytes());
         line.push(b'"');
+        if self.catalog.partial.is_some() {
+            line.extend_from_slice(b",\"names_partial\":true");
+        }
         if let KeyBody::IndexEntry {
             sequence, primary, ..
         } = &d.body
@@ -175,7 +190,10 @@ impl Decoding<'_> {
         }
         line.extend_from_slice(b",\"store\":");
         push_int(line, p.store);
-        if let Some(name) = store.and_then(|s| s.name.as_ref()) {
+        if let Some((name, deleted)) = store.and_then(|s| Some((s.name.as_ref()?, s.deleted))) {
+            if deleted {
+                line.extend_from_slice(b",\"store_deleted\":true");
+            }
             str_field(line, ",\"store_name\":", name);
         }
         line.extend_from_slice(b",\"text\":");

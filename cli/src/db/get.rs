@@ -80,7 +80,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     a.decode.refuse_filters("db get")?;
     let db = open(&a.db, g)?;
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let rows = RowWriter {
         format: a.format,

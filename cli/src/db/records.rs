@@ -38,7 +38,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     let db = open(&a.db, g)?;
     let all = records(&db).map_err(|e| Failure::error(describe(&a.db, &e)))?;
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, Some(&all))?;
     let mut out = RowsOut::new(common::stdout(), a.format);
     let mut line = Vec::with_capacity(256);
     for r in all.iter().filter(|r| dec.keep(&r.key)) {

@@ -71,7 +71,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let db = open(&a.db, g)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let mut view = db.iter(&ReadOptions::default().snapshot(Some(seq)));
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     match from.clone().or_else(|| dec.start_key()) {
         Some(f) => view.seek(&f),
         None => view.seek_to_first(),

@@ -196,6 +196,7 @@ impl SqliteDatabase {
                     key_path: Some(key_path(r.get(2).map_err(get)?)),
                     auto_increment: Some(r.get::<_, i64>(3).map_err(get)? != 0),
                     indexes: BTreeMap::new(),
+                    deleted: false,
                 };
                 gens.insert(id, r.get(4).map_err(get)?);
                 stores.insert(id, info);
@@ -219,6 +220,7 @@ impl SqliteDatabase {
                     key_path: Some(key_path(r.get(3).map_err(get)?)),
                     unique: Some(r.get::<_, i64>(4).map_err(get)? != 0),
                     multi_entry: Some(r.get::<_, i64>(5).map_err(get)? != 0),
+                    deleted: false,
                 };
                 stores
                     .entry(store)

@@ -31,6 +31,18 @@ impl KeyOrder for InternalOrder {
     fn compare(a: &[u8], b: &[u8]) -> Ordering {
         compare_ikeys(a, b)
     }
+
+    /// The user key's first 16 bytes, zero-padded, big-endian. Where two differ, the first
+    /// differing byte is a real byte of both keys (the order of the bytes), or a real byte
+    /// of the longer key against the shorter one's padding, which then is a prefix of it
+    /// (the shorter is less); equal numbers leave it to `compare`.
+    fn prefix(ikey: &[u8]) -> u128 {
+        let user = ikey.get(..ikey.len().saturating_sub(8)).unwrap_or_default();
+        let mut b = [0u8; 16];
+        let n = user.len().min(16);
+        b[..n].copy_from_slice(&user[..n]);
+        u128::from_be_bytes(b)
+    }
 }
 
 #[inline]

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! arena:  | key (klen bytes) | value (vlen bytes) | key | value | ...   (insertion order)
-//! nodes:  [head] [node 1] [node 2] ...   node: arena offset, klen, vlen, tower start
+//! nodes:  [head] [node 1] [node 2] ...   node: key prefix (16 bytes, order-preserving:
+//!         most comparisons end there), arena offset, klen, vlen, tower start
 //! links:  towers back to back: node n's next node at level l is links[tower(n) + l]
 //!         (NIL at the end of a level); heights 1-12, each level 1/4 as likely as the one
 //!         below (LevelDB's branching); the last node of each level is kept, so a key
@@ -25,6 +26,9 @@ pub const HEAD: u32 = 0;
 
 #[derive(Clone, Copy)]
 struct Node {
+    /// The key's order prefix (`KeyOrder::prefix`): most comparisons end here, without
+    /// reading the key from the arena.
+    prefix: u128,
     off: usize,
     klen: u32,
     vlen: u32,
@@ -35,6 +39,9 @@ struct Node {
 pub trait KeyOrder {
     /// Compares two keys.
     fn compare(a: &[u8], b: &[u8]) -> Ordering;
+    /// A number that orders keys as `compare` does wherever two keys' numbers differ:
+    /// `prefix(a) < prefix(b)` only if `a < b` (equal numbers decide nothing).
+    fn prefix(key: &[u8]) -> u128;
 }
 
 /// An ordered set of (key, value) entries with unique keys.
@@ -55,6 +62,7 @@ impl<O: KeyOrder> SkipList<O> {
     pub fn with_capacity(bytes: usize) -> SkipList<O> {
         let mut nodes = Vec::with_capacity(1 + bytes / 128);
         nodes.push(Node {
+            prefix: 0,
             off: 0,
             klen: 0,
             vlen: 0,
@@ -118,14 +126,25 @@ impl<O: KeyOrder> SkipList<O> {
         self.next_at(n, 0)
     }
 
+    /// Whether node `n`'s key is below `key` (whose prefix is `prefix`).
+    #[inline]
+    fn below(&self, n: u32, key: &[u8], prefix: u128) -> bool {
+        match self.nodes.get(n as usize) {
+            Some(x) if x.prefix != prefix => x.prefix < prefix,
+            Some(_) => O::compare(self.key(n), key) == Ordering::Less,
+            None => false,
+        }
+    }
+
     /// The first node with a key >= `key` (`NIL` when none); `prev` gets, per level, the
     /// last node before it.
     fn find_ge(&self, key: &[u8], mut prev: Option<&mut [u32; MAX_HEIGHT]>) -> u32 {
+        let prefix = O::prefix(key);
         let mut x = HEAD;
         let mut level = self.height - 1;
         loop {
             let next = self.next_at(x, level);
-            if next != NIL && O::compare(self.key(next), key) == Ordering::Less {
+            if next != NIL && self.below(next, key, prefix) {
                 x = next;
                 continue;
             }
@@ -146,11 +165,12 @@ impl<O: KeyOrder> SkipList<O> {
 
     /// The last node with a key < `key` (`HEAD` when none).
     pub fn before(&self, key: &[u8]) -> u32 {
+        let prefix = O::prefix(key);
         let mut x = HEAD;
         let mut level = self.height - 1;
         loop {
             let next = self.next_at(x, level);
-            if next != NIL && O::compare(self.key(next), key) == Ordering::Less {
+            if next != NIL && self.below(next, key, prefix) {
                 x = next;
             } else if level == 0 {
                 return x;
@@ -196,10 +216,12 @@ impl<O: KeyOrder> SkipList<O> {
         let klen = self.arena.len() - off;
         self.arena.extend_from_slice(value);
         let mut prev = [HEAD; MAX_HEIGHT];
+        let prefix;
         {
             let key = self.arena.get(off..off + klen).unwrap_or_default();
+            prefix = O::prefix(key);
             let last = self.tail[0];
-            if last != HEAD && O::compare(key, self.key(last)) == Ordering::Greater {
+            if last != HEAD && self.below(last, key, prefix) {
                 // After every entry (ascending keys): the tails are the predecessors, no
                 // search (RocksDB's append fast path).
                 prev = self.tail;
@@ -218,6 +240,7 @@ impl<O: KeyOrder> SkipList<O> {
         let n = self.nodes.len() as u32;
         let tower = self.links.len() as u32;
         self.nodes.push(Node {
+            prefix,
             off,
             klen: klen as u32,
             vlen: value.len() as u32,
@@ -243,6 +266,12 @@ mod tests {
     impl KeyOrder for Bytewise {
         fn compare(a: &[u8], b: &[u8]) -> Ordering {
             a.cmp(b)
+        }
+        fn prefix(key: &[u8]) -> u128 {
+            // The first two bytes and whether there are more (a deliberately weak prefix:
+            // the tests then take both paths).
+            let b = |i: usize| u128::from(key.get(i).copied().unwrap_or(0));
+            b(0) << 16 | b(1) << 8 | u128::from(key.len().min(2) as u8)
         }
     }
 
