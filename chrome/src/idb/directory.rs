@@ -74,6 +74,9 @@ pub fn idb_catalog(db: &Db) -> Result<Catalog> {
             c.observe(view.key(), view.value());
             view.next();
         }
+        if let Err(e) = view.status() {
+            return Err(Error::Db(e));
+        }
         let Some(next) = id.checked_add(1) else {
             break;
         };

@@ -1,7 +1,7 @@
 //! What a folder holds when it is not a LevelDB database, in one sentence for the error
 //! that refuses it ([`Error::NotADatabase`](crate::Error::NotADatabase)): empty; the parent
-//! of databases (one per subfolder, as a browser profile keeps them); SQLite databases; or
-//! other files (a cache, a folder of blobs).
+//! of databases (one per subfolder, as a browser's folder of per-origin databases); SQLite
+//! databases; or other files (a cache, a folder of blobs).
 //!
 //! ```text
 //! LevelDB database: CURRENT, or (a damaged one) a table, a log or a MANIFEST
