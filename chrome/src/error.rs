@@ -119,6 +119,13 @@ pub enum Error {
         /// What is wrong.
         what: String,
     },
+    /// Text that is not an IndexedDB key in its JSON form (`idb::parse_key_json`).
+    KeyJson {
+        /// The byte of the text where it goes wrong.
+        offset: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A database or object store name that names nothing in the catalog.
     NoSuchName {
         /// `"database"` or `"object store"`.
@@ -204,6 +211,9 @@ impl fmt::Display for Error {
                     "blob file {} holds another blob reference",
                     path.display()
                 )
+            }
+            Error::KeyJson { offset, what } => {
+                write!(f, "not an IndexedDB key at byte {offset}: {what}")
             }
             Error::NoSuchName { what, name, known } => write!(
                 f,

@@ -53,28 +53,44 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// Two typed keys (`{"type": ..., "value"|"ms"|"hex": ...}`) are the same key: numbers
-/// compared as numbers (the page writes `0`, we write `0.0`), the rest exactly.
-fn same_key(a: &Value, b: &Value) -> bool {
-    let (ta, tb) = (a["type"].as_str(), b["type"].as_str());
-    if ta != tb {
-        return false;
-    }
-    match ta.unwrap() {
-        "number" => match (a["value"].as_f64(), b["value"].as_f64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => a["value"] == b["value"], // "Infinity" / "-Infinity"
-        },
-        "date" => a["ms"].as_f64() == b["ms"].as_f64(),
-        "array" => {
-            let (x, y) = (
-                a["value"].as_array().unwrap(),
-                b["value"].as_array().unwrap(),
-            );
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_key(p, q))
+/// A key as the page typed it (`{"type": ..., "value"|"ms"|"hex": ...}`) in the form rows
+/// print keys in (docs/indexeddb.md: numbers and strings as themselves, dates and binary
+/// keys as `$type` objects, arrays as arrays).
+fn contract_key(k: &Value) -> Value {
+    match k["type"].as_str().unwrap() {
+        "number" if k["value"].is_string() => {
+            serde_json::json!({"$type": "number", "value": k["value"]})
         }
-        _ => a == b,
+        "number" | "string" => k["value"].clone(),
+        "date" => serde_json::json!({"$type": "date", "value": k["ms"]}),
+        "binary" => serde_json::json!({"$type": "ArrayBuffer", "hex": k["hex"]}),
+        "array" => Value::Array(
+            k["value"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(contract_key)
+                .collect(),
+        ),
+        t => panic!("key type {t}"),
     }
+}
+
+/// A row's key is the key the page typed: numbers compared as numbers, the rest exactly.
+fn same_key(ours: &Value, typed: &Value) -> bool {
+    fn same(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+    same(ours, &contract_key(typed))
 }
 
 /// The live view as jsonl rows.

@@ -45,6 +45,23 @@ fn norm(v: &Value) -> Value {
 
 type Named = BTreeMap<(String, String, String), Value>;
 
+/// A key as the page types it (`{"type": "number" | "string" | "array", "value"}`, the only
+/// types of this fixture's keys) in the contract's key form: a number, a string, an array.
+fn page_key(k: &Value) -> Value {
+    match k["type"].as_str() {
+        Some("array") => Value::Array(
+            k["value"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(page_key)
+                .collect(),
+        ),
+        Some("number" | "string") => k["value"].clone(),
+        t => panic!("a key type this fixture does not hold: {t:?}"),
+    }
+}
+
 /// (database, store, key) -> value of the page's read-back list.
 fn read_back(list: &Value) -> Named {
     list.as_array()
@@ -52,7 +69,11 @@ fn read_back(list: &Value) -> Named {
         .iter()
         .map(|r| {
             let name = |f: &str| r[f].as_str().unwrap().to_string();
-            let k = (name("database"), name("store"), norm(&r["key"]).to_string());
+            let k = (
+                name("database"),
+                name("store"),
+                norm(&page_key(&r["key"])).to_string(),
+            );
             (k, norm(&r["value"]))
         })
         .collect()

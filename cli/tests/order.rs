@@ -140,7 +140,7 @@ fn idb_table_is_searched_in_its_order_and_refused_in_another() {
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["idb"]["key"]["value"].as_f64().unwrap()
+            v["idb"]["key"].as_f64().unwrap()
         })
         .collect();
     assert_eq!(got, (-10..10).map(f64::from).collect::<Vec<_>>());

@@ -16,7 +16,7 @@ dense array                           ``list``
 holey array, array with properties    ``Array(length, elements, properties)``
 Date                                  ``datetime`` (UTC), or ``Date(ms)`` when out of its
                                       range or invalid
-RegExp, boxed primitive, Error        ``RegExp``, ``Boxed``, ``JSError``
+RegExp, boxed primitive, Error        ``RegExp``, ``Boxed``, ``JSError`` (stack, cause)
 Map, Set                              ``Map(entries)``, ``Set(values)`` (keys may be
                                       unhashable objects)
 ArrayBuffer                           ``bytes``; views: ``TypedArray(type, data)``
@@ -152,8 +152,20 @@ class TypedArray:
 
 @dataclass(frozen=True)
 class JSError:
+    """An Error: its prototype's name, its message, the stack V8 stored with it (``None``
+    when it had none as a string) and its ``cause`` (``has_cause`` tells a cause of ``None``
+    from none at all; a cause may be any value, an object holding this error included)."""
+
     name: str
     message: str
+    stack: Optional[str] = None
+    cause: Any = field(default=None, compare=False)
+    has_cause: bool = False
+
+    def _set_cause(self, cause: Any) -> None:
+        # The decoder makes every object first, then fills them: a cause may be made after.
+        object.__setattr__(self, "cause", cause)
+        object.__setattr__(self, "has_cause", True)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,11 @@ use sst_chrome::dom_storage::{
 use sst_chrome::idb::{
     decode_key, idb_blob_list, idb_value, Catalog, DecodedKey, IdbValue, KeyBody,
 };
-use sst_chrome::v8value::{decode, HostObject, Object};
+use sst_chrome::v8value::{decode, Object};
 
+use crate::py_types::{self, classes, BlobCtx};
 use crate::scan::{next_converted, Batches};
-use crate::v8py::{self, classes, BlobCtx};
+use crate::v8py;
 
 /// The names and blob folder of an IndexedDB directory.
 pub struct IdbContext {
@@ -119,7 +120,7 @@ pub struct IdbIter {
 
 /// An object-store record of a batch, prepared without the GIL: its key decoded, the filter
 /// applied, its serialized value found (snappy-decompressed, or read from its blob file).
-struct Prepared<'b> {
+pub(crate) struct Prepared<'b> {
     key: &'b [u8],
     value: &'b [u8],
     decoded: DecodedKey,
@@ -139,7 +140,7 @@ impl IdbIter {
 
     /// The entry (`key`, `value`) prepared, or `None` when it is not an object-store record
     /// the filter keeps. Rust only: runs with the GIL released.
-    fn prepare<'b>(
+    pub(crate) fn prepare<'b>(
         db: &Db,
         ctx: &IdbContext,
         key: &'b [u8],
@@ -168,7 +169,7 @@ impl IdbIter {
     }
 
     /// The prepared record as an `IdbRecord`: its value decoded and made Python objects.
-    fn record(
+    pub(crate) fn record(
         db: &Arc<Db>,
         ctx: &IdbContext,
         py: Python<'_>,
@@ -178,7 +179,7 @@ impl IdbIter {
         let db_info = ctx.catalog.database(p.database);
         let store = ctx.catalog.store(p.database, p.store);
         let key_obj = match &rec.decoded.body {
-            KeyBody::Record(Some(k)) => v8py::idb_key(py, k)?,
+            KeyBody::Record(Some(k)) => py_types::idb_key(py, k)?,
             _ => py.None().into_bound(py),
         };
         let (mut data, mut error, mut version) = (py.None().into_bound(py), None, 0i64);
@@ -189,16 +190,10 @@ impl IdbIter {
                 match v.decode() {
                     Err(e) => error = Some(e.to_string()),
                     Ok(decoded) => {
-                        let needs_list = decoded.objects.iter().any(|o| {
-                            matches!(
-                                o,
-                                Object::Host(
-                                    HostObject::BlobIndex(_)
-                                        | HostObject::FileIndex(_)
-                                        | HostObject::FileListIndex(_)
-                                )
-                            )
-                        });
+                        let needs_list = decoded
+                            .objects
+                            .iter()
+                            .any(|o| matches!(o, Object::Host(h) if h.uses_blob_list()));
                         // Rare (values holding Blobs or Files): a lookup, without the GIL.
                         let looked_up = match (&v.blobs, needs_list) {
                             (None, true) => py.detach(|| idb_blob_list(db, rec.key).ok()),
@@ -312,7 +307,7 @@ impl StorageIter {
     ) -> PyResult<Option<Py<PyAny>>> {
         let text = |t: &StorageText<'_>| -> PyResult<Py<PyAny>> {
             match t {
-                StorageText::Text(s) => v8py::js_str(py, s).map(Bound::unbind),
+                StorageText::Text(s) => py_types::js_str(py, s).map(Bound::unbind),
                 StorageText::Corrupt(_) => Ok(py.None()),
             }
         };
@@ -342,7 +337,7 @@ impl StorageIter {
                 };
                 let (namespaces, origin) = maps.get(&map).cloned().unwrap_or_default();
                 kw.set_item("origin", (!namespaces.is_empty()).then_some(origin))?;
-                kw.set_item("key", v8py::js_str(py, &k)?)?;
+                kw.set_item("key", py_types::js_str(py, &k)?)?;
                 kw.set_item("value", text(&v)?)?;
                 kw.set_item("namespaces", pyo3::types::PyTuple::new(py, namespaces)?)?;
                 kw.set_item("map", map)?;

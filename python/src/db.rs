@@ -204,6 +204,20 @@ impl PyDb {
         Ok(IdbIter::new(db, ctx, batches))
     }
 
+    /// The record of object store `store` (of `database`, if named) whose IndexedDB key
+    /// is `key` (a number, str, bytes, aware datetime or list, as `indexeddb()` gives
+    /// keys), as an `IdbRecord`; `None` when absent or deleted. One filter-first lookup.
+    #[pyo3(signature = (key, store, database = None))]
+    fn indexeddb_get(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        store: &str,
+        database: Option<&str>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        crate::idb_lookup::indexeddb_get(py, self.db()?, &self.path, key, store, database)
+    }
+
     /// The items of a Chrome localStorage directory (`Local Storage/leveldb`) as text
     /// (`leveldb_table.chrome.StorageItem`).
     fn local_storage(&self, py: Python<'_>) -> PyResult<StorageIter> {

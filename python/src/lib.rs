@@ -5,8 +5,10 @@
 //! reads, and hands scans out in batches. Everything else is the library's.
 //!
 //! ```text
-//! lib (module) -> db (Db), table (Table) -> chrome (IndexedDB, localStorage), scan
-//!              (batched iterators), records, info -> v8py (Chrome values as Python),
+//! lib (module) -> db (Db), table (Table) -> idb_lookup (Db.indexeddb_get) -> chrome
+//!              (IndexedDB, localStorage), scan (batched iterators), records, info
+//!              -> v8py (Chrome values as Python) -> v8py_host (Blink's objects)
+//!              -> py_types (the chrome module's classes, JavaScript's primitives),
 //!              errors (library errors as leveldb_table.errors exceptions)
 //! ```
 
@@ -20,12 +22,15 @@ use pyo3::types::PyBytes;
 mod chrome;
 mod db;
 mod errors;
+mod idb_lookup;
 mod info;
+mod py_types;
 mod records;
 mod scan;
 mod sqlite;
 mod table;
 mod v8py;
+mod v8py_host;
 
 /// `(user_key, sequence, kind)` of a database's internal key (`kind` is `"value"` or
 /// `"deletion"`), or `None` when the bytes are not an internal key.

@@ -16,7 +16,8 @@ use sst_chrome::v8value::decode;
 
 use crate::chrome::PyIdbRecord;
 use crate::errors::chrome_to_py;
-use crate::v8py::{self, BlobCtx};
+use crate::py_types::{self, BlobCtx};
+use crate::v8py;
 
 /// The databases of an origin's SQLite IndexedDB folder.
 #[pyclass(module = "leveldb_table._native", name = "SqliteIndexedDb")]
@@ -33,7 +34,7 @@ fn record(
     rec: SqliteRecord<'_>,
 ) -> PyResult<Py<PyAny>> {
     let key = match rec.idb_key() {
-        Ok(k) => v8py::idb_key(py, &k)?,
+        Ok(k) => py_types::idb_key(py, &k)?,
         Err(_) => py.None().into_bound(py),
     };
     let (mut value, mut error) = (py.None().into_bound(py), None);

@@ -60,6 +60,14 @@ CHILD = textwrap.dedent(
                 view = view[os.write(fd, view):]
         except BrokenPipeError:  # the table reader closed it already (a pipe has no size)
             pass
+        if what == "db":
+            # The database reader reads CURRENT again once it has read the directory (to
+            # see that the owner did not change it meanwhile): before the reader can see the
+            # end of the pipe, CURRENT becomes a regular file with the same text, as an
+            # owner replaces it (write, then rename).
+            with open(pipe + ".tmp", "wb") as f:
+                f.write(text)
+            os.replace(pipe + ".tmp", pipe)
         os.close(fd)
 
     t = threading.Thread(target=feed)

@@ -21,7 +21,13 @@ def test_testdata_has_the_directories():
     assert {"basic", "snapshot", "biglog", "goleveldb", "local_storage", "session_storage"} <= names
     # Every directory is compared with plyvel here: in bytewise order or in idb_cmp1.
     assert len(BYTEWISE_DIRS) + len(IDB_DIRS) == len(ALL_DIRS)
-    assert {p.name for p in IDB_DIRS} == {"chromium", "http_127.0.0.1_55229.indexeddb.leveldb", "many"}
+    idb = {str(p.relative_to(p.parents[2])) for p in IDB_DIRS}
+    assert {
+        "testdata/idb/chromium",
+        "testdata/idb/many",
+        "values/IndexedDB/http_127.0.0.1_55229.indexeddb.leveldb",
+        "contract/IndexedDB/http_127.0.0.1_55499.indexeddb.leveldb",
+    } <= idb, idb
 
 
 def assert_same_stream(ours, theirs):

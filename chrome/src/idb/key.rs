@@ -209,39 +209,6 @@ fn database_meta(s: &mut &[u8]) -> Option<KeyBody> {
     Some(meta(kind, name, fields, s))
 }
 
-impl fmt::Display for IdbKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IdbKey::Min => f.write_str("min"),
-            IdbKey::Null => f.write_str("null"),
-            IdbKey::Number(x) => write_number(f, *x),
-            IdbKey::Date(ms) => {
-                f.write_str("date(")?;
-                write_number(f, *ms)?;
-                f.write_str(")")
-            }
-            IdbKey::String(units) => write!(f, "{:?}", String::from_utf16_lossy(units)),
-            IdbKey::Binary(b) => {
-                f.write_str("bin(")?;
-                for x in b {
-                    write!(f, "{x:02x}")?;
-                }
-                f.write_str(")")
-            }
-            IdbKey::Array(items) => {
-                f.write_str("[")?;
-                for (i, k) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k}")?;
-                }
-                f.write_str("]")
-            }
-        }
-    }
-}
-
 impl fmt::Display for MetaField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -253,15 +220,6 @@ impl fmt::Display for MetaField {
                 r.iter().try_for_each(|x| write!(f, "{x:02x}"))
             }
         }
-    }
-}
-
-/// Numbers as JavaScript prints the infinities (`Infinity`, `-Infinity`).
-fn write_number(f: &mut fmt::Formatter<'_>, x: f64) -> fmt::Result {
-    if x.is_infinite() {
-        f.write_str(if x > 0.0 { "Infinity" } else { "-Infinity" })
-    } else {
-        write!(f, "{x}")
     }
 }
 

@@ -15,7 +15,10 @@ mod comparator;
 mod directory;
 mod external;
 pub mod format;
+mod handle_token;
 mod key;
+mod key_json;
+mod origin;
 pub mod sqlite;
 mod value;
 mod wrapping;
@@ -33,7 +36,10 @@ pub use external::{
     blob_dir_name, blob_entry_key, blob_file_path, decode_external_objects, ExternalKind,
     ExternalObject,
 };
+pub use handle_token::{decode_handle_token, HandleLocation, HandleToken};
 pub use key::{decode_key, DecodedKey, IdbKey, KeyBody, MetaField};
+pub use key_json::{parse_key_json, write_json_string};
+pub use origin::{origin_from_identifier, origin_of_directory};
 pub use sqlite::{identify_sqlite, SqliteInfo};
 pub use value::{decode_envelope, decode_exists_value, decode_record_value, Envelope, RecordValue};
 pub use wrapping::{unwrap_value, Unwrapped};

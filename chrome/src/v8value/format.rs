@@ -305,15 +305,64 @@ pub mod host_tag {
         (b't', "DetectedText"),
     ];
 
-    /// Image serialization tags, each followed by one varint (`ImageSerializationTag`):
-    /// 0 ends the list; 1 color space, 2 pixel format, 3 storage format, 4 origin clean,
-    /// 5 premultiplied, 6 opacity mode, 8 orientation (7, a parametric color space, is not
-    /// decoded here).
+    /// Image serialization tags (Blink's `ImageSerializationTag`, `serialized_params.h`),
+    /// each followed by one varint but 7: 0 ends the list; 1 color space, 2 pixel format
+    /// (ImageBitmap), 3 pixel or storage format (ImageData), 4 origin clean,
+    /// 5 premultiplied, 6 opacity mode, 7 a parametric color space (16 f64: the transfer
+    /// function g, a, b, c, d, e, f, then the 3x3 matrix to XYZ D50, by rows; ImageBitmap),
+    /// 8 orientation (ImageBitmap).
     pub const IMAGE_TAG_END: u32 = 0;
-    /// Last image tag with a single varint value.
-    pub const IMAGE_TAG_LAST: u32 = 8;
-    /// The parametric color space image tag (not decoded here).
+    /// The predefined color space tag.
+    pub const IMAGE_TAG_COLOR_SPACE: u32 = 1;
+    /// The ImageBitmap pixel format tag.
+    pub const IMAGE_TAG_PIXEL_FORMAT: u32 = 2;
+    /// The origin-clean flag tag.
+    pub const IMAGE_TAG_ORIGIN_CLEAN: u32 = 4;
+    /// The premultiplied flag tag.
+    pub const IMAGE_TAG_PREMULTIPLIED: u32 = 5;
+    /// The opacity mode tag.
+    pub const IMAGE_TAG_OPACITY_MODE: u32 = 6;
+    /// The parametric color space tag: 16 f64 follow.
     pub const IMAGE_TAG_PARAMETRIC_COLOR_SPACE: u32 = 7;
+    /// The orientation tag.
+    pub const IMAGE_TAG_ORIENTATION: u32 = 8;
+    /// Last image tag Blink reads (`ImageSerializationTag::kLast`).
+    pub const IMAGE_TAG_LAST: u32 = 8;
+    /// The f64s of a parametric color space (`kSerializedParametricColorSpaceLength`).
+    pub const IMAGE_PARAMETRIC_COLOR_SPACE_LEN: usize = 16;
+    /// `SerializedPredefinedColorSpace`, by the names JavaScript gives them (0, the
+    /// obsolete legacy space, reads as sRGB).
+    pub const IMAGE_COLOR_SPACES: [(u32, &str); 7] = [
+        (0, "srgb"),
+        (1, "srgb"),
+        (2, "rec2020"),
+        (3, "display-p3"),
+        (4, "rec2100-hlg"),
+        (5, "rec2100-pq"),
+        (6, "srgb-linear"),
+    ];
+    /// `SerializedPixelFormat` (ImageBitmap): the pixels' layout. 0, the obsolete native
+    /// format, is Skia's N32 (BGRA8 on little-endian Linux, Windows, macOS).
+    pub const IMAGE_PIXEL_FORMATS: [(u32, &str); 5] = [
+        (0, "native8"),
+        (1, "F16"),
+        (2, "RGBA8"),
+        (3, "BGRA8"),
+        (4, "RGBX8"),
+    ];
+    /// `SerializedOpacityMode`.
+    pub const IMAGE_OPACITY_MODES: [(u32, &str); 2] = [(0, "non-opaque"), (1, "opaque")];
+    /// `SerializedImageOrientation`: where the first pixel is.
+    pub const IMAGE_ORIENTATIONS: [(u32, &str); 8] = [
+        (0, "top-left"),
+        (1, "top-right"),
+        (2, "bottom-right"),
+        (3, "bottom-left"),
+        (4, "left-top"),
+        (5, "right-top"),
+        (6, "right-bottom"),
+        (7, "left-bottom"),
+    ];
     /// Blink version from which images carry the tag list (before: fixed fields).
     pub const IMAGE_TAGS_VERSION: u32 = 18;
 }

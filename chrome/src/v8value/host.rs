@@ -99,6 +99,33 @@ pub enum HostField<'a> {
 }
 
 impl HostObject<'_> {
+    /// Whether the object refers to its IndexedDB record's blob list: a Blob, File or
+    /// FileList stored with the record, or a File System Access handle (whose token is
+    /// there).
+    pub fn uses_blob_list(&self) -> bool {
+        matches!(
+            self,
+            HostObject::BlobIndex(_) | HostObject::FileIndex(_) | HostObject::FileListIndex(_)
+        ) || self.handle_token().is_some()
+    }
+
+    /// A `FileSystemFileHandle` or `FileSystemDirectoryHandle`: whether it is a directory,
+    /// and the index of its token in the record's blob list.
+    pub fn handle_token(&self) -> Option<(bool, u64)> {
+        let HostObject::Other { name, fields } = self else {
+            return None;
+        };
+        let directory = match *name {
+            "FileSystemFileHandle" => false,
+            "FileSystemDirectoryHandle" => true,
+            _ => return None,
+        };
+        fields.iter().find_map(|(k, v)| match (k, v) {
+            (&"token_index", HostField::Int(i)) => Some((directory, *i)),
+            _ => None,
+        })
+    }
+
     /// The interface name (`Blob`, `File`, `FileList`, `DOMPoint`...).
     pub fn type_name(&self) -> &'static str {
         match self {

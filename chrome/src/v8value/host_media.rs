@@ -13,9 +13,12 @@
 //!               varint height, varint64 n, n pixel bytes
 //! ImageBitmap g [tags up to 0 | varint origin clean, varint premultiplied (before 18)]
 //!               varint width, varint height, varint n, n pixel bytes
+//!   image tags: 1 color space, 2 pixel format (RGBA8, BGRA8...: the pixels' layout),
+//!   3 storage format (ImageData), 4 origin clean, 5 premultiplied, 6 opacity mode,
+//!   7 parametric color space (16 f64, ImageBitmap), 8 orientation (ImageBitmap)
 //! ```
 //! (Blink's `V8ScriptValueDeserializerForModules::ReadCryptoKey` and
-//! `V8ScriptValueDeserializer::ReadDOMObject`.)
+//! `V8ScriptValueDeserializer::ReadDOMObject`, `serialized_params.h`.)
 
 use super::cursor::Cursor;
 use super::error::{ValueError, ValueErrorKind};
@@ -115,28 +118,36 @@ pub(crate) fn read_image<'a>(
         loop {
             let at = c.pos();
             let image_tag = c.varint32("an image tag")?;
-            if image_tag == tag::IMAGE_TAG_END {
-                break;
-            }
-            if image_tag == tag::IMAGE_TAG_PARAMETRIC_COLOR_SPACE || image_tag > tag::IMAGE_TAG_LAST
-            {
-                return Err(ValueError::new(
-                    at,
-                    ValueErrorKind::Invalid("an image tag not decoded here"),
-                ));
-            }
-            let value = c.varint32("an image setting")?;
-            fields.push((image_tag_name(image_tag), HostField::Int(value.into())));
+            let bad = |what| ValueError::new(at, ValueErrorKind::Invalid(what));
+            let named = |list: &[(u32, &'static str)], c: &mut Cursor<'a>| {
+                let v = c.varint32("an image setting")?;
+                match lookup(list, v) {
+                    Some(n) => Ok(HostField::Name(n)),
+                    None => Err(bad("an image setting Blink does not define")),
+                }
+            };
+            let field = match image_tag {
+                tag::IMAGE_TAG_END => break,
+                tag::IMAGE_TAG_COLOR_SPACE => named(&tag::IMAGE_COLOR_SPACES, c)?,
+                tag::IMAGE_TAG_PIXEL_FORMAT if !is_data => named(&tag::IMAGE_PIXEL_FORMATS, c)?,
+                tag::IMAGE_TAG_ORIGIN_CLEAN | tag::IMAGE_TAG_PREMULTIPLIED => image_flag(c)?,
+                tag::IMAGE_TAG_OPACITY_MODE => named(&tag::IMAGE_OPACITY_MODES, c)?,
+                tag::IMAGE_TAG_ORIENTATION if !is_data => named(&tag::IMAGE_ORIENTATIONS, c)?,
+                tag::IMAGE_TAG_PARAMETRIC_COLOR_SPACE if !is_data => {
+                    let mut v = Vec::with_capacity(tag::IMAGE_PARAMETRIC_COLOR_SPACE_LEN);
+                    for _ in 0..tag::IMAGE_PARAMETRIC_COLOR_SPACE_LEN {
+                        v.push(c.f64("a color space parameter")?);
+                    }
+                    HostField::Numbers(v)
+                }
+                3 if is_data => HostField::Int(c.varint32("an image setting")?.into()),
+                _ => return Err(bad("an image tag Blink does not read for this object")),
+            };
+            fields.push((image_tag_name(image_tag), field));
         }
     } else if !is_data {
-        fields.push((
-            "origin_clean",
-            HostField::Int(c.varint32("an origin flag")?.into()),
-        ));
-        fields.push((
-            "premultiplied",
-            HostField::Int(c.varint32("a premultiplied flag")?.into()),
-        ));
+        fields.push(("origin_clean", image_flag(c)?));
+        fields.push(("premultiplied", image_flag(c)?));
     }
     let width = c.varint32("an image width")?;
     let height = c.varint32("an image height")?;
@@ -155,6 +166,19 @@ pub(crate) fn read_image<'a>(
     ))
 }
 
+/// A flag of an image: 0 or 1 (Blink refuses other values).
+fn image_flag<'a>(c: &mut Cursor<'a>) -> Result<HostField<'a>, ValueError> {
+    let at = c.pos();
+    match c.varint32("an image flag")? {
+        0 => Ok(HostField::Bool(false)),
+        1 => Ok(HostField::Bool(true)),
+        _ => Err(ValueError::new(
+            at,
+            ValueErrorKind::Invalid("an image flag other than 0 or 1"),
+        )),
+    }
+}
+
 fn image_tag_name(t: u32) -> &'static str {
     match t {
         1 => "color_space",
@@ -163,6 +187,7 @@ fn image_tag_name(t: u32) -> &'static str {
         4 => "origin_clean",
         5 => "premultiplied",
         6 => "opacity_mode",
+        7 => "color_space_params",
         _ => "orientation",
     }
 }

@@ -10,7 +10,8 @@ use leveldb_table::db::reader::{Db, DbOptions, DbRecord};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 use sst_chrome::idb::{
-    idb_blob_dir, idb_catalog, idb_catalog_with_deleted, key_prefix, prefix_key, Catalog,
+    idb_blob_dir, idb_catalog, idb_catalog_with_deleted, key_prefix, origin_from_identifier,
+    origin_of_directory, prefix_key, Catalog,
 };
 
 use crate::common::Failure;
@@ -40,26 +41,21 @@ pub struct DecodeArgs {
     /// sessionstorage. JSON rows add "idb", "local_storage" or "session_storage".
     #[arg(long, value_enum, default_value_t = DecodeMode::Auto, value_name = "WHAT")]
     pub decode: DecodeMode,
-    /// IndexedDB: only the records of the database with this name.
+    /// IndexedDB: only the records of the database with this name (get: the database the
+    /// keys are looked up in).
     #[arg(long, value_name = "NAME")]
     pub database: Option<String>,
-    /// IndexedDB: only the records of the object store with this name (of --database, if
-    /// given).
+    /// IndexedDB: only the records of the object store with this name, of --database if
+    /// given (get: the store the keys are looked up in; each KEY is then an IndexedDB key
+    /// as JSON: 7, '"k7"', '[1,"a"]', '{"$type":"date","value":0}').
     #[arg(long, value_name = "NAME")]
     pub store: Option<String>,
 }
 
 impl DecodeArgs {
-    /// Refuses `--database` / `--store` where they would select nothing (`db get` looks up
-    /// the keys given).
-    pub fn refuse_filters(&self, command: &str) -> Result<(), Failure> {
-        if self.database.is_some() || self.store.is_some() {
-            return Err(Failure::error(format!(
-                "{command}: --database and --store select rows of scan and records; get \
-                 looks up the keys given"
-            )));
-        }
-        Ok(())
+    /// Whether `--database` or `--store` is given.
+    pub fn names_a_store(&self) -> bool {
+        self.database.is_some() || self.store.is_some()
     }
 }
 
@@ -91,12 +87,16 @@ pub struct Decoding<'a> {
     pub blob_dir: Option<PathBuf>,
     /// sessionStorage map -> (namespaces, origin).
     pub maps: BTreeMap<i64, (Vec<String>, String)>,
+    /// IndexedDB: each database's origin (`http://host:port`), from its name record.
+    origins: BTreeMap<i64, String>,
+    /// IndexedDB: the origin the directory's name says, for rows no name record covers.
+    dir_origin: Option<String>,
     /// `--database` / `--store`: the (database, store) pairs kept; store `None` = all.
     allowed: Option<Vec<Kept>>,
 }
 
 /// A (database, store) pair `--database` / `--store` keep; store `None`: all its stores.
-type Kept = (i64, Option<i64>);
+pub type Kept = (i64, Option<i64>);
 
 impl<'a> Decoding<'a> {
     /// Nothing decoded.
@@ -107,6 +107,8 @@ impl<'a> Decoding<'a> {
             catalog: Catalog::default(),
             blob_dir: None,
             maps: BTreeMap::new(),
+            origins: BTreeMap::new(),
+            dir_origin: None,
             allowed: None,
         }
     }
@@ -160,13 +162,13 @@ impl<'a> Decoding<'a> {
         };
         match kind {
             Kind::IndexedDb => {
-                d.catalog = match records {
+                let catalog = match records {
                     Some(all) => idb_catalog_with_deleted(db, all),
                     None => idb_catalog(db),
                 }
                 .map_err(|e| unreadable(dir, &e))?;
-                warn_partial(dir, &d.catalog);
-                d.blob_dir = idb_blob_dir(dir);
+                warn_partial(dir, &catalog);
+                d.set_names(catalog, dir);
                 d.allowed = filter(&d.catalog, dir, a)?;
             }
             Kind::Session => d.maps = session_maps(db).map_err(|e| unreadable(dir, &e))?,
@@ -210,12 +212,42 @@ impl<'a> Decoding<'a> {
         };
         if let Some(db) = db {
             let dir = parent_dir(path);
-            d.catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
-            warn_partial(dir, &d.catalog);
-            d.blob_dir = idb_blob_dir(dir);
+            let catalog = idb_catalog(&db).map_err(|e| unreadable(dir, &e))?;
+            warn_partial(dir, &catalog);
+            d.set_names(catalog, dir);
             d.db = DbHandle::Owned(Box::new(db));
         }
         Ok(d)
+    }
+
+    /// Takes in an IndexedDB directory's names, and what its folder tells: the blob folder
+    /// beside it, its origin.
+    fn set_names(&mut self, catalog: Catalog, dir: &Path) {
+        self.origins = catalog
+            .databases
+            .iter()
+            .filter_map(|(id, d)| Some((*id, origin_from_identifier(d.origin.as_deref()?)?)))
+            .collect();
+        let name = std::fs::canonicalize(dir)
+            .ok()
+            .and_then(|d| Some(d.file_name()?.to_string_lossy().into_owned()));
+        self.dir_origin = name.as_deref().and_then(origin_of_directory);
+        self.catalog = catalog;
+        self.blob_dir = idb_blob_dir(dir);
+    }
+
+    /// The origin of database `db`'s rows (`http://host:port`, as localStorage writes it):
+    /// what its name record says, else the directory's name (one origin per directory).
+    pub fn origin(&self, db: i64) -> Option<&str> {
+        self.origins
+            .get(&db)
+            .or(self.dir_origin.as_ref())
+            .map(String::as_str)
+    }
+
+    /// The (database, store) pairs `--database` / `--store` select, if given.
+    pub fn kept(&self) -> Option<&[Kept]> {
+        self.allowed.as_deref()
     }
 
     /// The database, for lookups of blob entries.

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use sst_chrome::idb::{blob_file_path, ExternalKind, ExternalObject};
+use sst_chrome::idb::{
+    blob_file_path, decode_handle_token, ExternalKind, ExternalObject, HandleLocation,
+};
 use sst_chrome::v8value::{FileInfo, HostField, HostObject};
 
 use super::json_text::{push_number, push_plain, push_str};
@@ -68,6 +70,9 @@ pub fn host(out: &mut Vec<u8>, h: &HostObject<'_>, blobs: &Blobs<'_>) {
                 out.push(b':');
                 field(out, v);
             }
+            if let Some((directory, i)) = h.handle_token() {
+                handle(out, directory, i, blobs);
+            }
             out.push(b'}');
         }
     }
@@ -104,6 +109,76 @@ fn field(out: &mut Vec<u8>, v: &HostField<'_>) {
                 push_number(out, *x);
             }
             out.push(b']');
+        }
+    }
+}
+
+/// A handle's token (entry `i` of the record's blob list) decoded: where its file or
+/// folder is (`"file_system"`: `sandboxed` with `virtual_path` and `bucket_id`, `local` or
+/// `external` with `root_path` and `relative_path`), or `"token_error"`.
+fn handle(out: &mut Vec<u8>, directory: bool, i: u64, blobs: &Blobs<'_>) {
+    let entry = blobs
+        .list
+        .and_then(|l| l.get(usize::try_from(i).ok()?))
+        .filter(|e| e.kind == ExternalKind::FileSystemAccessHandle);
+    let Some(e) = entry else {
+        out.extend_from_slice(b",\"token_error\":");
+        push_plain(
+            out,
+            &format!("the record's blob entry lists no handle token {i}"),
+        );
+        return;
+    };
+    let t = match decode_handle_token(&e.token) {
+        Ok(t) => t,
+        Err(err) => {
+            out.extend_from_slice(b",\"token_error\":");
+            push_plain(out, &err.to_string());
+            return;
+        }
+    };
+    if t.directory != directory {
+        out.extend_from_slice(b",\"token_kind\":");
+        push_plain(out, if t.directory { "directory" } else { "file" });
+    }
+    let path = |out: &mut Vec<u8>, name: &str, p: &[u8]| match std::str::from_utf8(p) {
+        Ok(s) if !s.contains('\0') => {
+            out.extend_from_slice(format!(",\"{name}\":").as_bytes());
+            push_plain(out, s);
+        }
+        _ => {
+            out.extend_from_slice(format!(",\"{name}_hex\":\"").as_bytes());
+            crate::common::push_hex(out, p);
+            out.push(b'"');
+        }
+    };
+    match t.location {
+        HandleLocation::Sandboxed {
+            virtual_path,
+            bucket_id,
+        } => {
+            out.extend_from_slice(b",\"file_system\":\"sandboxed\"");
+            path(out, "virtual_path", virtual_path);
+            if let Some(b) = bucket_id {
+                out.extend_from_slice(format!(",\"bucket_id\":{b}").as_bytes());
+            }
+        }
+        HandleLocation::Local {
+            root_path,
+            relative_path,
+        }
+        | HandleLocation::External {
+            root_path,
+            relative_path,
+        } => {
+            let local = matches!(t.location, HandleLocation::Local { .. });
+            out.extend_from_slice(if local {
+                b",\"file_system\":\"local\""
+            } else {
+                b",\"file_system\":\"external\""
+            });
+            path(out, "root_path", root_path);
+            path(out, "relative_path", relative_path);
         }
     }
 }

@@ -1,7 +1,6 @@
-//! Pieces of the `"idb"` object written straight into the row, with the text `serde_json`
-//! gives the same values (`super::idb::key_json` through `serde_json`: keys of an object
-//! in alphabetical order, floats as `ryu` spells them, strings escaped alike), without
-//! building a `serde_json::Value` per row.
+//! Pieces of the `"idb"` object written straight into the row (fields in alphabetical
+//! order, as `serde_json` writes an object; strings escaped alike), without building a
+//! `serde_json::Value` per row.
 
 use std::fmt;
 
@@ -42,61 +41,9 @@ pub fn push_display(out: &mut Vec<u8>, v: &dyn fmt::Display) {
     out.push(b'"');
 }
 
-fn push_f64(out: &mut Vec<u8>, x: f64) {
-    if x.is_finite() {
-        let _ = serde_json::to_writer(&mut *out, &x);
-    } else if x > 0.0 {
-        out.extend_from_slice(b"\"Infinity\"");
-    } else {
-        out.extend_from_slice(b"\"-Infinity\"");
-    }
-}
-
-/// A typed key, as `super::idb::key_json` gives it through `serde_json`.
+/// A key in the contract's JSON form (`IdbKey`'s `Display`, `sst_chrome::idb::key_json`):
+/// the one form keys take in rows, in text and on `sst db get --store`'s command line.
 pub fn push_key(out: &mut Vec<u8>, k: &IdbKey) {
-    match k {
-        IdbKey::Min => out.extend_from_slice(b"{\"type\":\"min\"}"),
-        IdbKey::Null => out.extend_from_slice(b"{\"type\":\"null\"}"),
-        IdbKey::Number(x) => {
-            out.extend_from_slice(b"{\"type\":\"number\",\"value\":");
-            push_f64(out, *x);
-            out.push(b'}');
-        }
-        IdbKey::Date(ms) => {
-            out.extend_from_slice(b"{\"ms\":");
-            push_f64(out, *ms);
-            out.extend_from_slice(b",\"type\":\"date\"}");
-        }
-        IdbKey::String(units) => match String::from_utf16(units) {
-            Ok(s) => {
-                out.extend_from_slice(b"{\"type\":\"string\",\"value\":");
-                let _ = serde_json::to_writer(&mut *out, &s);
-                out.push(b'}');
-            }
-            // Lone surrogates: the code units too, as `key_json` writes them.
-            Err(_) => {
-                out.extend_from_slice(b"{\"type\":\"string\",\"utf16\":");
-                let _ = serde_json::to_writer(&mut *out, units);
-                out.extend_from_slice(b",\"value\":");
-                let _ = serde_json::to_writer(&mut *out, &String::from_utf16_lossy(units));
-                out.push(b'}');
-            }
-        },
-        IdbKey::Binary(b) => {
-            out.extend_from_slice(b"{\"hex\":\"");
-            crate::common::push_hex(out, b);
-            out.extend_from_slice(b"\",\"type\":\"binary\"}");
-        }
-        IdbKey::Array(items) => {
-            out.extend_from_slice(b"{\"type\":\"array\",\"value\":[");
-            // Arrays nest at most 2,000 deep (Chromium's limit, kept by the key decoder).
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_key(out, item);
-            }
-            out.extend_from_slice(b"]}");
-        }
-    }
+    use std::io::Write;
+    let _ = write!(out, "{k}");
 }

@@ -7,7 +7,7 @@ use sst_chrome::idb::{
     blob_file_path, decode_exists_value, decode_key, decode_record_value, idb_blob_list, idb_value,
     DecodedKey, Envelope, ExternalObject, KeyBody,
 };
-use sst_chrome::v8value::{HostObject, Object};
+use sst_chrome::v8value::Object;
 use sst_chrome::Error;
 
 use super::decoding::{Decoding, Kind};
@@ -105,24 +105,29 @@ impl Decoding<'_> {
 
     /// The `"idb"` object, written directly in the field order `serde_json` gives it
     /// (alphabetical, as before names and values were added); metadata rows through
-    /// `super::idb::decoded_json`.
+    /// `super::idb::meta_json`.
     fn push_idb_json(&self, line: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>) {
         let Some(d) = decode_key(key) else {
             return;
         };
         if let KeyBody::Meta { .. } = d.body {
-            if let Some(mut v) = super::idb::decoded_json(key, value) {
-                let db = self.catalog.database(d.prefix.database);
-                if let (Some(obj), Some(db), Some(name)) =
-                    (v.as_object_mut(), db, db.and_then(|x| x.name.as_ref()))
-                {
-                    obj.insert("db_name".into(), json!(name));
-                    if db.deleted {
-                        obj.insert("db_deleted".into(), json!(true));
+            if let Some(mut v) = super::idb::meta_json(key) {
+                if let Some(obj) = v.as_object_mut() {
+                    let db = d.prefix.database;
+                    if let Some(info) = self.catalog.database(db) {
+                        if let Some(name) = info.name.as_ref() {
+                            obj.insert("db_name".into(), json!(name));
+                        }
+                        if info.deleted {
+                            obj.insert("db_deleted".into(), json!(true));
+                        }
                     }
-                }
-                if let (Some(obj), true) = (v.as_object_mut(), self.catalog.partial.is_some()) {
-                    obj.insert("names_partial".into(), json!(true));
+                    if let Some(origin) = self.origin(db) {
+                        obj.insert("origin".into(), json!(origin));
+                    }
+                    if self.catalog.partial.is_some() {
+                        obj.insert("names_partial".into(), json!(true));
+                    }
                 }
                 line.extend_from_slice(b",\"idb\":");
                 line.extend_from_slice(v.to_string().as_bytes());
@@ -177,6 +182,9 @@ impl Decoding<'_> {
         line.push(b'"');
         if self.catalog.partial.is_some() {
             line.extend_from_slice(b",\"names_partial\":true");
+        }
+        if let Some(origin) = self.origin(p.database) {
+            str_field(line, ",\"origin\":", origin);
         }
         if let KeyBody::IndexEntry {
             sequence, primary, ..
@@ -306,16 +314,10 @@ impl Decoding<'_> {
     ) -> Result<(), Error> {
         let v = idb_value(self.db(), self.blob_dir.as_deref(), key, value)?;
         let d = v.decode()?;
-        let needs_list = d.objects.iter().any(|o| {
-            matches!(
-                o,
-                Object::Host(
-                    HostObject::BlobIndex(_)
-                        | HostObject::FileIndex(_)
-                        | HostObject::FileListIndex(_)
-                )
-            )
-        });
+        let needs_list = d
+            .objects
+            .iter()
+            .any(|o| matches!(o, Object::Host(h) if h.uses_blob_list()));
         let looked_up = match (&v.blobs, needs_list) {
             (None, true) => self.externals(key).ok(),
             _ => None,

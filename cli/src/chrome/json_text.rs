@@ -67,6 +67,23 @@ pub fn push_number(out: &mut Vec<u8>, x: f64) {
 /// control characters and lone surrogates as lowercase `\uXXXX`, the rest as UTF-8.
 pub fn push_str(out: &mut Vec<u8>, s: &JsStr<'_>) {
     out.push(b'"');
+    push_str_inside(out, s);
+}
+
+/// A property name of a page's object: as [`push_str`], with one more `$` in front of a
+/// name that starts with `$` (names with one `$` are the contract's markers, `$type` and
+/// `$ref`; a reader takes one `$` off every page name that starts with `$$`).
+pub fn push_property_name(out: &mut Vec<u8>, s: &JsStr<'_>) {
+    let dollar = match *s {
+        JsStr::Latin1(b) | JsStr::Utf8(b) => b.first() == Some(&b'$'),
+        JsStr::Utf16Le(b) => b.starts_with(&[b'$', 0]),
+    };
+    out.extend_from_slice(if dollar { b"\"$" } else { b"\"" });
+    push_str_inside(out, s);
+}
+
+/// The string's text and closing quote.
+fn push_str_inside(out: &mut Vec<u8>, s: &JsStr<'_>) {
     if let JsStr::Latin1(b) = s {
         if b.iter()
             .all(|&c| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\')

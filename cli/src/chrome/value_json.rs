@@ -1,6 +1,7 @@
 //! A decoded Chrome value as JSON, in the mapping `docs/indexeddb.md` fixes for
 //! `"idb": {"data": V}` (strings, numbers, objects and arrays as themselves; everything else
-//! as `{"$type": ...}`; a cycle as `{"$ref": id}`).
+//! as `{"$type": ...}`; a cycle as `{"$ref": id}`; a page's property name starting with `$`
+//! with one more `$`, so no page data reads as a marker).
 //!
 //! Written without recursion (a task stack), so no nesting depth overflows the thread's
 //! stack; strings and numbers are spelled as JavaScript's `JSON.stringify` spells them.
@@ -10,7 +11,9 @@ use sst_chrome::v8value::{
 };
 
 pub use super::host_json::Blobs;
-use super::json_text::{push_int, push_number, push_plain, push_primitive, push_str};
+use super::json_text::{
+    push_int, push_number, push_plain, push_primitive, push_property_name, push_str,
+};
 
 enum Task<'d, 'a> {
     Value(&'d Value<'a>),
@@ -182,8 +185,8 @@ fn object<'d, 'a>(
         Object::Error {
             name,
             message,
-            cause: _,
-            stack: _,
+            stack,
+            cause,
         } => {
             out.extend_from_slice(b"{\"$type\":\"error\",\"name\":");
             push_plain(out, name.0);
@@ -192,8 +195,22 @@ fn object<'d, 'a>(
                 Some(m) => push_str(out, m),
                 None => out.extend_from_slice(b"\"\""),
             }
-            out.push(b'}');
-            false
+            if let Some(st) = stack {
+                out.extend_from_slice(b",\"stack\":");
+                push_str(out, st);
+            }
+            match cause {
+                Some(c) => {
+                    tasks.push(Task::Lit(",\"cause\":"));
+                    tasks.push(Task::Value(c));
+                    tasks.push(Task::Lit("}"));
+                    true
+                }
+                None => {
+                    out.push(b'}');
+                    false
+                }
+            }
         }
         Object::Host(h) => {
             super::host_json::host(out, h, blobs);
@@ -222,7 +239,7 @@ fn push_key(out: &mut Vec<u8>, k: &PropertyKey<'_>) {
             push_int(out, (*i).into());
             out.push(b'"');
         }
-        PropertyKey::String(s) => push_str(out, s),
+        PropertyKey::String(s) => push_property_name(out, s),
         PropertyKey::Number(x) => {
             let mut s = String::new();
             write_js_number(&mut s, *x);

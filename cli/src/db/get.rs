@@ -1,5 +1,7 @@
 //! `sst db get DIR KEY...`: user keys looked up as LevelDB's `DB::Get` does: the memtable
-//! (the logs), then level 0 newest first, then levels 1-6.
+//! (the logs), then level 0 newest first, then levels 1-6. With `--store NAME` (and
+//! `--database NAME`) on a Chrome IndexedDB directory, each KEY is an IndexedDB key as
+//! JSON, encoded into its record's key (`crate::chrome::IdbLookup`) and looked up alike.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -7,7 +9,7 @@ use std::path::PathBuf;
 
 use leveldb_table::{Lookup, ReadOptions};
 
-use crate::chrome::Decoding;
+use crate::chrome::{Decoding, IdbLookup};
 use crate::common::{self, CmdResult, Failure, Global, EXIT_FAIL};
 use crate::output::{OutFormat, RowsOut};
 use crate::rows::{Entry, RowWriter};
@@ -18,9 +20,9 @@ use super::open::{damage_code, describe, open, DbArgs};
 pub struct Args {
     #[command(flatten)]
     pub db: DbArgs,
-    /// User keys to look up (Chromium's SQLite IndexedDB: IndexedDB keys as JSON, with
-    /// --store NAME and, when several databases have it, --database NAME).
-    #[arg(id = "key_args", value_name = "KEY")]
+    /// User keys to look up (with --store, and on Chromium's SQLite IndexedDB: IndexedDB
+    /// keys as JSON; a negative number is a key, not an option).
+    #[arg(id = "key_args", value_name = "KEY", allow_negative_numbers = true)]
     pub key_args: Vec<OsString>,
     /// Read keys from a file, one per line (`-` is stdin).
     #[arg(long, value_name = "PATH")]
@@ -54,16 +56,35 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             "db get: give keys as arguments or with --keys-from PATH|-",
         ));
     }
+    let idb = a.decode.names_a_store();
+    if idb && a.hex {
+        return Err(Failure::error(
+            "db get: with --store the keys are IndexedDB keys as JSON, not hex",
+        ));
+    }
+    let db = open(&a.db, g)?;
+    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
+    let lookup = if idb {
+        Some(IdbLookup::new(&dec, &a.db.dir, &a.decode)?)
+    } else {
+        None
+    };
     let mut keys: Vec<Vec<u8>> = a
         .key_args
         .iter()
-        .map(|k| common::key_arg(k, a.hex, "KEY"))
+        .map(|k| match &lookup {
+            Some(l) => l.record_key(&common::os_bytes(k), "KEY"),
+            None => common::key_arg(k, a.hex, "KEY"),
+        })
         .collect::<Result<_, _>>()?;
     if let Some(path) = &a.keys_from {
         let mut r = common::LineReader::open(path)?;
         let mut raw = Vec::new();
         while r.next_line(&mut raw)? {
-            keys.push(if a.hex {
+            keys.push(if let Some(l) = &lookup {
+                let what = format!("{}: line {}", r.name(), r.line_no);
+                l.record_key(common::trim(&raw), &what)?
+            } else if a.hex {
                 let mut k = Vec::new();
                 common::unhex_into(common::trim(&raw), &mut k).map_err(|e| {
                     Failure::error(format!(
@@ -78,9 +99,6 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             });
         }
     }
-    a.decode.refuse_filters("db get")?;
-    let db = open(&a.db, g)?;
-    let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
     let rows = RowWriter {
         format: a.format,

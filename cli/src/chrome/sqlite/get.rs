@@ -1,11 +1,13 @@
 //! `sst db get DIR --database NAME --store NAME KEY...` on SQLite: IndexedDB keys given as
-//! JSON (`1`, `"alice"`, `[2026,"x"]`, `{"type":"date","ms":0}`), looked up as Chromium
+//! JSON in the form rows print them (`1`, `"alice"`, `[2026,"x"]`,
+//! `{"$type":"date","value":0}`: `sst_chrome::idb::parse_key_json`), looked up as Chromium
 //! looks them up (`records` by store and encoded key).
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
+use sst_chrome::idb::parse_key_json;
 use sst_chrome::idb::sqlite::encode_sortable_key;
 
 use crate::chrome::DecodeArgs;
@@ -13,7 +15,7 @@ use crate::common::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::output::{OutFormat, RowsOut};
 
 use super::open::{open, selected};
-use super::rows::{parse_key, Row, RowData};
+use super::rows::{Row, RowData};
 
 /// What `sst db get` asks of a SQLite target.
 pub struct GetArgs<'a> {
@@ -41,9 +43,7 @@ pub fn get(a: &GetArgs<'_>) -> CmdResult {
         .iter()
         .map(|k| {
             let text = k.to_string_lossy().into_owned();
-            serde_json::from_str(&text)
-                .map_err(|e| e.to_string())
-                .and_then(|v| parse_key(&v))
+            parse_key_json(&text)
                 .map(|key| (text.clone(), key))
                 .map_err(|e| Failure::error(format!("KEY {text}: {e}")))
         })

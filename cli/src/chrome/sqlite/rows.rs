@@ -5,14 +5,14 @@
 //!        corpusdb / people / index by_name / "alice" / 1 @ row 5
 //! json   {"key": hex as stored, "value": hex as stored, "row_id": n, [extra fields],
 //!         "idb": {"backend":"sqlite","compression":"zstd","db_name",...,"index":1,
-//!                 "key":{typed},"kind":"record","store":3,"store_name","text",
+//!                 "key":KEY,"kind":"record","store":3,"store_name","text",
 //!                 "value":{"blink":21,"envelope":"plain","v8":16},"data":{...}}}
 //! ```
 //! Index entries: `"kind":"index"`, `"index"` (its id), `"index_name"`, `"primary_key"`;
 //! the row's `"value"` is the primary key as stored.
 
 use sst_chrome::idb::sqlite::{decode_sortable_key, SqliteDatabase};
-use sst_chrome::idb::{decode_envelope, Envelope, IdbKey};
+use sst_chrome::idb::{decode_envelope, Envelope};
 use sst_chrome::v8value::decode;
 use sst_chrome::Error;
 
@@ -250,49 +250,5 @@ fn push_typed(line: &mut Vec<u8>, key: &[u8]) {
             push_json_str(line, &e.to_string());
             line.push(b'}');
         }
-    }
-}
-
-/// A key given on the command line as JSON: a number, a string, an array of keys, or the
-/// typed form the rows print (`{"type":"date","ms":0}`, `{"type":"binary","hex":"00ff"}`).
-pub fn parse_key(v: &serde_json::Value) -> Result<IdbKey, String> {
-    use serde_json::Value;
-    Ok(match v {
-        Value::Number(n) => IdbKey::Number(n.as_f64().ok_or("a number out of range")?),
-        Value::String(s) => IdbKey::String(s.encode_utf16().collect()),
-        Value::Array(items) => {
-            IdbKey::Array(items.iter().map(parse_key).collect::<Result<_, _>>()?)
-        }
-        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
-            Some("number") => IdbKey::Number(typed_number(o.get("value"))?),
-            Some("date") => IdbKey::Date(typed_number(o.get("ms"))?),
-            Some("string") => IdbKey::String(
-                o.get("value")
-                    .and_then(Value::as_str)
-                    .ok_or("a string key needs \"value\"")?
-                    .encode_utf16()
-                    .collect(),
-            ),
-            Some("binary") => IdbKey::Binary(crate::common::unhex(
-                o.get("hex")
-                    .and_then(Value::as_str)
-                    .ok_or("a binary key needs \"hex\"")?
-                    .as_bytes(),
-            )?),
-            Some("array") => parse_key(o.get("value").ok_or("an array key needs \"value\"")?)?,
-            _ => return Err("a key object needs \"type\": number, date, string, binary".into()),
-        },
-        _ => return Err("not an IndexedDB key (null and booleans are not keys)".into()),
-    })
-}
-
-fn typed_number(v: Option<&serde_json::Value>) -> Result<f64, String> {
-    match v {
-        Some(serde_json::Value::Number(n)) => {
-            n.as_f64().ok_or_else(|| "a number out of range".into())
-        }
-        Some(serde_json::Value::String(s)) if s == "Infinity" => Ok(f64::INFINITY),
-        Some(serde_json::Value::String(s)) if s == "-Infinity" => Ok(f64::NEG_INFINITY),
-        _ => Err("a number or date key needs a number".into()),
     }
 }
