@@ -18,7 +18,7 @@
 //! - [`db`]: a LevelDB directory ([`Db`], read-only, with the same [`Lookup`] answers) and
 //!   the pieces its writers use (logs, write batches, the MANIFEST, compaction output).
 //!   An application's order (a comparator of its own) reaches the database reader through
-//!   [`db::DbOptions::comparators`].
+//!   [`db::reader::DbOptions::comparators`].
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer, internal
 //!   keys) and helpers for tools (memory maps, atomic files, a read-counting source) are
 //!   public under [`raw`].
