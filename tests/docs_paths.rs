@@ -290,3 +290,132 @@ fn extractors_read_paths_out_of_markdown() {
         .collect();
     assert_eq!(links, [(2, "a/b.md".to_string())]);
 }
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.filter_map(|e| e.ok()) {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Rustdoc (`///`, `//!`) carries no dates and no issue numbers, in any crate: a date is a
+/// measurement's, kept in docs/performance.md with its command; an issue is the tracker's.
+#[test]
+fn rustdoc_names_no_date_and_no_issue() {
+    let root = repo();
+    let mut files = Vec::new();
+    for dir in [
+        "src",
+        "cli/src",
+        "bloom/src",
+        "chrome/src",
+        "conform/src",
+        "python/src",
+        "examples",
+    ] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            if !(t.starts_with("///") || t.starts_with("//!")) {
+                continue;
+            }
+            let lower = t.to_ascii_lowercase();
+            let issue = ["issue ", "issues ", "issue #"].iter().any(|w| {
+                lower
+                    .match_indices(w)
+                    .any(|(at, _)| lower[at + w.len()..].starts_with(|c: char| c.is_ascii_digit()))
+            });
+            let b = t.as_bytes();
+            let date = (0..b.len().saturating_sub(7)).any(|k| {
+                b[k..k + 2] == *b"20"
+                    && b[k + 2..k + 4].iter().all(u8::is_ascii_digit)
+                    && b[k + 4] == b'-'
+                    && b[k + 5..k + 7].iter().all(u8::is_ascii_digit)
+            });
+            if issue || date {
+                let shown = f.strip_prefix(&root).unwrap_or(f).display();
+                bad.push(format!("{shown}:{}: {}", i + 1, t));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "rustdoc with a date or an issue:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The count of `unsafe` in lib.rs's note is the count in the source: `unsafe` blocks and
+/// `unsafe fn`s of the library, and every file that holds one is named in the note.
+#[test]
+fn the_unsafe_note_counts_every_unsafe_block() {
+    let root = repo();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let (mut blocks, mut fns) = (0, 0);
+    let mut holders = Vec::new();
+    for f in &files {
+        let toks = lex::lex(&std::fs::read_to_string(f).unwrap());
+        let before = (blocks, fns);
+        for w in toks.windows(2) {
+            if w[0].is_kw("unsafe") && w[1].is('{') {
+                blocks += 1;
+            }
+            if w[0].is_kw("unsafe") && w[1].is_kw("fn") {
+                fns += 1;
+            }
+        }
+        if (blocks, fns) != before {
+            let rel = f
+                .strip_prefix(root.join("src"))
+                .unwrap()
+                .display()
+                .to_string();
+            holders.push(rel);
+        }
+    }
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let note: String = lib
+        .lines()
+        .skip_while(|l| !l.starts_with("// `unsafe` is denied"))
+        .take_while(|l| l.starts_with("//"))
+        .map(|l| l.trim_start_matches('/').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+    ];
+    let said = |n: usize, what: &str| note.contains(&format!("{} {what}", words[n]));
+    assert!(
+        said(fns, "`unsafe fn`s"),
+        "lib.rs's note must say {fns} `unsafe fn`s: {note}"
+    );
+    assert!(
+        said(blocks, "`unsafe` blocks"),
+        "lib.rs's note must say {blocks} `unsafe` blocks: {note}"
+    );
+    assert!(
+        said(holders.len(), "files"),
+        "lib.rs's note must say {} files: {note}",
+        holders.len()
+    );
+    for h in &holders {
+        assert!(
+            note.contains(h.as_str()),
+            "lib.rs's note does not name {h}: {note}"
+        );
+    }
+}
