@@ -23,7 +23,8 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The documents checked: the README, docs/*.md, and every crate's or example's README.
+/// The documents checked: the README, docs/*.md, every crate's or example's README, and the
+/// fixtures' READMEs.
 fn documents(root: &Path) -> Vec<PathBuf> {
     let mut docs = vec![root.join("README.md")];
     let mut md: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
@@ -33,7 +34,15 @@ fn documents(root: &Path) -> Vec<PathBuf> {
         .collect();
     md.sort();
     docs.extend(md);
-    for dir in [
+    // The fixtures' READMEs too: where each fixture comes from.
+    let mut fixtures: Vec<String> = std::fs::read_dir(root.join("testdata"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("README.md").exists())
+        .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    fixtures.sort();
+    let crates = [
         "cli",
         "bloom",
         "chrome",
@@ -41,7 +50,9 @@ fn documents(root: &Path) -> Vec<PathBuf> {
         "conform",
         "fuzz",
         "examples/mini_lsm",
-    ] {
+        "tests/cpp",
+    ];
+    for dir in crates.iter().map(|d| d.to_string()).chain(fixtures) {
         let readme = root.join(dir).join("README.md");
         if readme.exists() {
             docs.push(readme);
