@@ -1,7 +1,7 @@
 //! Database point lookups (`Db::get_into`) on a directory of 200,000 entries in 4 KiB snappy
-//! blocks with bloom filters (written by the bulk builder: about 12 tables of 2 MiB at one
+//! blocks with bloom filters (written by the bulk builder: about 6 tables of 2 MiB at one
 //! level), random hits and misses: with a block cache that holds every block (warm), and
-//! with one that holds a tenth of them (most lookups read their block past the cache).
+//! with one that holds about a tenth of them (many lookups read their block from the file).
 
 use std::time::Duration;
 

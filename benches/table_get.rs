@@ -4,7 +4,7 @@
 //! keys of 16 random bytes (hashes, as Bitcoin Core's chainstate and content-addressed
 //! stores hold), whose index keys share no prefix. `hit_filter_get` against
 //! `hit_filter_get_into` measures what reusing the value buffer saves. A third group reads
-//! past the block cache: a cache that holds a fifth of the blocks (random hits: most blocks
+//! past the block cache: a cache that holds an eighth of the blocks (random hits: most blocks
 //! are not cached, and the cache turns most away), and reads that do not fill the cache
 //! (`ReadOptions::fill_cache(false)`, every block read for the one lookup).
 
@@ -112,8 +112,8 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
-    // Past the cache: a 100k-entry table (about 1,600 data blocks of 4 KiB uncompressed) with
-    // a cache of 1.25 MiB, hits spread over the whole table; and reads that do not fill it.
+    // Past the cache: a 100k-entry table (about 2,560 data blocks of 4 KiB uncompressed) with
+    // a cache of 1.25 MB, hits spread over the whole table; and reads that do not fill it.
     let mut g = c.benchmark_group("table_get_100k_snappy_past_cache");
     g.measurement_time(Duration::from_secs(2))
         .warm_up_time(Duration::from_millis(500))
