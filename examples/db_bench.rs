@@ -13,7 +13,8 @@
 //! present keys), one untimed pass of each, then a timed pass of each through
 //! `Db::get_into` with a reused value buffer.
 //!
-//! The bulk load of issue 17, against `leveldb_db_bench load` (WriteBatch + CompactRange):
+//! The bulk load (`db::engine::BulkBuilder`), against `leveldb_db_bench load` (WriteBatch +
+//! CompactRange):
 //!
 //! ```text
 //! db_bench bulk DIR N [--shuffled] [--memory-mb M] [--parallel]

@@ -42,14 +42,21 @@
 //! # Ok(())
 //! # }
 //! ```
-// `unsafe` is denied crate-wide and allowed in three places. util/os.rs holds the unsafe
-// operations: the memory map (`map_file`, an `unsafe fn`: its caller promises the file is
-// not changed while mapped), `madvise` advice that block buffers be backed by huge pages,
-// and the `fcntl` lock on a database's LOCK file. Two callers of `map_file`, each with its
-// SAFETY note: `TableReader::open_mmap` (an `unsafe fn`, table/reader.rs), and
-// `open_table` in db/reader/open_table.rs, a safe fn that maps a table only for a `Db`
-// opened with `Db::open_mmap` (an `unsafe fn`, db/reader/mod.rs), whose caller made the
-// promise. Everything else is checked by the compiler.
+// `unsafe` is denied crate-wide and allowed (`#[allow(unsafe_code)]`) on eight items in four
+// files: three `unsafe fn`s and ten `unsafe` blocks, each block with its SAFETY note.
+// - util/os.rs, the OS operations (eight blocks):
+//   `map_file`, an `unsafe fn` whose caller promises the file is not changed while mapped
+//   (one block: the map); `advise_huge_pages` (one block: `madvise`, that block buffers be
+//   backed by huge pages); `prefetch_lines` (one block: the x86_64 prefetch hint over a
+//   block about to be read); `lock_whole_file` (two blocks: a zeroed `flock`, the `fcntl`
+//   lock on a database's LOCK file); `open_files_budget` (three blocks: a zeroed `rlimit`,
+//   `getrlimit`, `setrlimit`).
+// - table/reader.rs: `TableReader::open_mmap`, an `unsafe fn` (one block: `map_file`).
+// - db/reader/mod.rs: `Db::open_mmap`, an `unsafe fn` (no block: its caller makes the
+//   promise for every table of the directory).
+// - db/reader/open_table.rs: `open_table`, a safe fn (one block: `map_file`, only for a `Db`
+//   opened with `Db::open_mmap`).
+// Everything else is checked by the compiler.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -134,7 +141,6 @@ pub mod raw {
     }
     /// Block codecs.
     pub mod compress {
-        pub use crate::compress::snappy_prefix::SnappyPrefix;
         pub use crate::compress::{
             compress, decompress, name, snappy_into, Compression, CompressionProfile, Compressor,
             DecompressError, MAX_BLOCK_BYTES,

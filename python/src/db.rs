@@ -41,6 +41,7 @@ impl PyDb {
                 let mut view = db.iter(&ReadOptions::default());
                 view.seek_to_first();
                 let empty = !view.valid();
+                view.status()?;
                 Ok((detect_storage(&db)?, empty))
             })
             .py_err(py, None)?;
