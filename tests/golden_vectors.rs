@@ -11,18 +11,10 @@ use leveldb_table::raw::hash::{hash, hash_signed_tail};
 use leveldb_table::raw::{FilterBlockBuilder, FilterBlockReader};
 use leveldb_table::{filter::BloomFilterPolicy, FilterPolicy};
 
-fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    hex::decode(s).unwrap()
-}
+#[path = "golden_vectors/helpers.rs"]
+mod helpers;
 
-/// The 48-byte iSCSI read command of RFC 3720 B.4, used by both hash_test and crc32c_test.
-fn iscsi() -> Vec<u8> {
-    unhex(
-        "01c00000000000000000000000000000 14000000000004000000001400000018
-         28000000000000000200000000000000",
-    )
-}
+use helpers::*;
 
 // ---- section 0: coding ----
 
@@ -184,12 +176,6 @@ fn empty_block_and_empty_filter_trailers() {
 
 // ---- section 5: bloom ----
 
-fn bloom_filter(policy: &BloomFilterPolicy, keys: &[&[u8]]) -> Vec<u8> {
-    let mut dst = Vec::new();
-    policy.create_filter(keys, &mut dst);
-    dst
-}
-
 #[test]
 fn bloom_k_for_bits_per_key() {
     for (bits, k) in [
@@ -344,29 +330,6 @@ fn bloom_malformed_filters_answer_like_leveldb() {
 }
 
 // ---- section 4: filter block ----
-
-/// LevelDB's TestHashFilter: for each key, fixed32(Hash(key, 1)); a key matches if any word
-/// equals its hash.
-struct TestHashFilter;
-
-impl FilterPolicy for TestHashFilter {
-    fn name(&self) -> &str {
-        "TestHashFilter"
-    }
-    fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        for k in keys {
-            put_fixed32(dst, hash(k, 1));
-        }
-    }
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        let h = hash(key, 1);
-        filter.chunks_exact(4).any(|w| decode_fixed32(w) == h)
-    }
-}
-
-fn policy() -> Arc<dyn FilterPolicy> {
-    Arc::new(TestHashFilter)
-}
 
 #[test]
 fn filter_block_empty_builder() {
