@@ -1,0 +1,12 @@
+//! What the subcommands read and how: the reading flags (`flags`), a table opened with them
+//! (`table_open`), its comparator (`order`), a damaged table's salvage (`salvage`), the kind
+//! of a file given (`filekind`), keys given on the command line (`keys`), input read line by
+//! line (`lines`).
+
+pub mod filekind;
+pub mod flags;
+pub mod keys;
+pub mod lines;
+pub mod order;
+pub mod salvage;
+pub mod table_open;
