@@ -551,6 +551,59 @@ fn cli_modules_import_downward_only() {
     assert_cycles(&cli_root(), KNOWN_CLI_CYCLES);
 }
 
+/// The CLI's command of a module: `db` for `cmd::db::get`, `None` outside `cmd/`.
+fn command_of(module: &str) -> Option<&str> {
+    let mut parts = module.split("::");
+    (parts.next() == Some("cmd"))
+        .then(|| parts.next())
+        .flatten()
+}
+
+/// Every import of one command's module by another command's (`cmd::a::x -> cmd::b`), in a
+/// CLI module graph: commands share only what lies below `cmd/`.
+fn cross_command_imports(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (m, deps) in g {
+        let Some(from) = command_of(m) else { continue };
+        for d in deps {
+            if command_of(d).is_some_and(|to| to != from) {
+                out.push(format!("{m} -> {d}"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cli_commands_import_no_other_command() {
+    let g = graph(&cli_root());
+    // Every subcommand is a module under cmd/, nested ones (db) included.
+    for m in ["cmd::scan", "cmd::db", "cmd::db::get", "cmd::bloom::io"] {
+        assert!(g.contains_key(m), "{m} not in {:?}", g.keys());
+    }
+    let found = cross_command_imports(&g);
+    assert!(
+        found.is_empty(),
+        "CLI commands importing another command (move what they share below cmd/): {found:?}"
+    );
+}
+
+#[test]
+fn the_command_check_finds_a_command_importing_another() {
+    let mut g = graph(&cli_root());
+    // `db build` reads its entries from input/, as `build` does; make it import `build`.
+    let (a, b) = ("cmd::db::build", "cmd::build");
+    assert!(g.contains_key(b), "{:?}", g.keys());
+    assert!(cross_command_imports(&g).is_empty());
+    g.get_mut(a).unwrap().insert(b.into());
+    assert_eq!(cross_command_imports(&g), vec![format!("{a} -> {b}")]);
+    // A command's own modules and what lies below cmd/ are not another command.
+    g.get_mut(a).unwrap().remove(b);
+    g.get_mut(a).unwrap().insert("cmd::db::open".into());
+    g.get_mut(a).unwrap().insert("input::entries".into());
+    assert!(cross_command_imports(&g).is_empty());
+}
+
 #[test]
 fn engine_modules_import_downward_only() {
     let g = graph(&engine_root());

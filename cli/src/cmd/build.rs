@@ -1,17 +1,16 @@
 //! `sst build`: write a table from jsonl or tsv entries, atomically.
 
 use std::cmp::Ordering;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::exit::{CmdResult, Failure, EXIT_OK};
+use crate::input::entries::{progress, Entry, Input};
+use crate::input::filter_flags::FilterFlags;
 use crate::input::flags::Global;
-use crate::input::lines;
-use crate::input::lines::LineReader;
 use crate::render::{output, text};
 use clap::ValueEnum;
-use indicatif::{ProgressBar, ProgressStyle};
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, table::KeyFormat, table::TableFileBuilder,
@@ -46,12 +45,6 @@ The table is written to a temporary file next to OUT and renamed over OUT at the
 on any failure nothing appears at OUT.";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum InputFormat {
-    Jsonl,
-    Tsv,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CompressionArg {
     Snappy,
     None,
@@ -63,27 +56,13 @@ pub enum CompressionArg {
     Zlib,
 }
 
-/// Where the entries of `build` and `db build` come from.
-#[derive(clap::Args, Debug)]
-pub struct InputArgs {
-    /// Input file (`-` is stdin).
-    #[arg(long, value_name = "PATH|-", required = true)]
-    pub from: PathBuf,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t = InputFormat::Jsonl)]
-    pub format: InputFormat,
-    /// tsv input: keys and values are hex.
-    #[arg(long)]
-    pub hex: bool,
-}
-
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
     /// The table to write.
     pub out: PathBuf,
     #[command(flatten)]
-    pub input: InputArgs,
+    pub input: crate::input::entries::InputArgs,
     /// Sort the input in memory (and reject duplicate keys) instead of requiring order.
     #[arg(long)]
     pub sort: bool,
@@ -99,113 +78,12 @@ pub struct Args {
     /// Compression level for zstd (default 1) and deflate (0..=9, default 6).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub level: Option<i32>,
-    /// Bloom filter bits per key.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 10,
-        conflicts_with = "no_filter"
-    )]
-    pub bloom_bits: usize,
-    /// Write no filter block.
-    #[arg(long)]
-    pub no_filter: bool,
+    #[command(flatten)]
+    pub filter: FilterFlags,
     /// Compress data blocks on a helper thread while reading the next entries (the file is
     /// the same byte for byte).
     #[arg(long)]
     pub parallel_compression: bool,
-}
-
-/// One input entry and the line it came from.
-pub(crate) struct Entry {
-    pub(crate) key: Vec<u8>,
-    pub(crate) value: Vec<u8>,
-    pub(crate) line: u64,
-}
-
-/// Reads entries one at a time.
-pub(crate) struct Input {
-    lines: LineReader,
-    format: InputFormat,
-    hex: bool,
-    buf: Vec<u8>,
-    /// Whether a jsonl row carried "seq" (auto-detection of internal keys).
-    saw_seq: Option<bool>,
-}
-
-impl Input {
-    /// Opens the input `a` names (`-` for stdin).
-    pub(crate) fn open(a: &InputArgs) -> Result<Self, Failure> {
-        Ok(Input {
-            lines: LineReader::open(&a.from)?,
-            format: a.format,
-            hex: a.hex,
-            buf: Vec::new(),
-            saw_seq: None,
-        })
-    }
-
-    /// Bytes read so far (for a progress bar).
-    pub(crate) fn bytes_read(&self) -> u64 {
-        self.lines.bytes_read
-    }
-
-    pub(crate) fn err(&self, msg: impl std::fmt::Display) -> Failure {
-        Failure::error(format!(
-            "{}: line {}: {msg}",
-            self.lines.name(),
-            self.lines.line_no
-        ))
-    }
-
-    pub(crate) fn next(&mut self) -> Result<Option<Entry>, Failure> {
-        loop {
-            if !self.lines.next_line(&mut self.buf)? {
-                return Ok(None);
-            }
-            let line = self.lines.line_no;
-            match self.format {
-                InputFormat::Jsonl => {
-                    if lines::trim(&self.buf).is_empty() {
-                        continue;
-                    }
-                    let v: serde_json::Value = serde_json::from_slice(&self.buf)
-                        .map_err(|e| self.err(format!("invalid JSON: {e}")))?;
-                    let field = |name: &str| -> Result<Vec<u8>, Failure> {
-                        let s = v
-                            .get(name)
-                            .and_then(|x| x.as_str())
-                            .ok_or_else(|| self.err(format!("no \"{name}\" string")))?;
-                        text::unhex(s.as_bytes())
-                            .map_err(|e| self.err(format!("\"{name}\" is not hex: {e}")))
-                    };
-                    let key = field("key")?;
-                    let value = field("value")?;
-                    if self.saw_seq.is_none() {
-                        self.saw_seq = Some(v.get("seq").is_some());
-                    }
-                    return Ok(Some(Entry { key, value, line }));
-                }
-                InputFormat::Tsv => {
-                    let Some(tab) = self.buf.iter().position(|&b| b == b'\t') else {
-                        return Err(self.err("no TAB between key and value"));
-                    };
-                    let (k, v) = (&self.buf[..tab], &self.buf[tab + 1..]);
-                    let (key, value) = if self.hex {
-                        (
-                            text::unhex(lines::trim(k))
-                                .map_err(|e| self.err(format!("key is not hex: {e}")))?,
-                            text::unhex(lines::trim(v))
-                                .map_err(|e| self.err(format!("value is not hex: {e}")))?,
-                        )
-                    } else {
-                        (k.to_vec(), v.to_vec())
-                    };
-                    return Ok(Some(Entry { key, value, line }));
-                }
-            }
-        }
-    }
 }
 
 fn compression(a: &Args) -> Result<Compression, Failure> {
@@ -243,22 +121,6 @@ fn compression(a: &Args) -> Result<Compression, Failure> {
     })
 }
 
-pub(crate) fn progress(from: &Path) -> Option<ProgressBar> {
-    if !std::io::stderr().is_terminal() || from.as_os_str() == "-" {
-        return None;
-    }
-    let len = std::fs::metadata(from).ok()?.len();
-    if len < (64 << 20) {
-        return None;
-    }
-    let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} ({eta}) {msg}")
-    {
-        pb.set_style(style);
-    }
-    Some(pb)
-}
-
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     let comp = compression(a)?;
     if a.block_size == 0 || a.restart_interval == 0 {
@@ -272,17 +134,17 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let internal = match g.keys {
         KeyFormat::Internal => true,
         KeyFormat::Plain => false,
-        KeyFormat::Auto => input.saw_seq == Some(true),
+        KeyFormat::Auto => input.saw_seq() == Some(true),
     };
     let mut opts = Options::default()
         .block_size(a.block_size)
         .block_restart_interval(a.restart_interval)
         .compression(comp)
         .parallel_compression(a.parallel_compression);
-    opts = if a.no_filter {
+    opts = if a.filter.no_filter {
         opts.filter_policy(None)
     } else {
-        opts.bloom(a.bloom_bits)
+        opts.bloom(a.filter.bloom_bits)
     };
     if internal {
         opts = opts.internal_keys(true);
@@ -315,7 +177,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             all.push(e);
             next = input.next()?;
             if let Some(pb) = &pb {
-                pb.set_position(input.lines.bytes_read);
+                pb.set_position(input.bytes_read());
             }
         }
         all.sort_by(|x, y| cmp.compare(&x.key, &y.key).then(x.line.cmp(&y.line)));
@@ -359,7 +221,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             prev_line = e.line;
             next = input.next()?;
             if let Some(pb) = &pb {
-                pb.set_position(input.lines.bytes_read);
+                pb.set_position(input.bytes_read());
             }
         }
     }
@@ -377,10 +239,10 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         stats.file_size,
         if internal { "internal" } else { "plain" },
         compression_label(comp),
-        if a.no_filter {
+        if a.filter.no_filter {
             "no filter".to_string()
         } else {
-            format!("bloom {} bits/key", a.bloom_bits)
+            format!("bloom {} bits/key", a.filter.bloom_bits)
         }
     )?;
     out.flush()?;

@@ -198,13 +198,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         let mut key = Vec::new();
         while r.next_line(&mut raw)? {
             let k: &[u8] = if a.hex {
-                text::unhex_into(lines::trim(&raw), &mut key).map_err(|e| {
-                    Failure::error(format!(
-                        "{}: line {}: invalid hex key: {e}",
-                        r.name(),
-                        r.line_no
-                    ))
-                })?;
+                r.unhex_line(&raw, &mut key)?;
                 &key
             } else {
                 &raw

@@ -3,23 +3,23 @@
 //! and reading goes on (as LevelDB's log reader does).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use leveldb_table::db::files::WriteBatchReader;
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{
     db::files::type_name, db::files::GapKind, db::files::Physical, db::files::PhysicalReader,
 };
-use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
-use crate::input::filekind::{self, Kind};
+use crate::exit::{self, CmdResult, EXIT_FAIL, EXIT_OK};
+use crate::input::filekind::Kind;
 use crate::input::flags::Global;
+use crate::input::log_file::{bad_record, for_each_record, read_as};
 use crate::render::chrome::Decoding;
-use crate::render::output::{OutFormat, RowsOut};
-use crate::render::{output, text};
+use crate::render::output::{self, OutFormat, RowsOut};
+use crate::render::rows::kind_name;
+use crate::render::text;
 
 /// `sst log FILE`
 #[derive(clap::Args, Debug)]
@@ -54,64 +54,6 @@ pub struct Args {
 
 /// A log file's block size (LevelDB's `log::kBlockSize`), for the block column.
 const LOG_BLOCK: usize = leveldb_table::db::files::LOG_BLOCK_SIZE;
-
-/// Reads a file in the log format, refusing (one line, exit 2) a file of another kind than
-/// `want` (`wanted` names it): a table, CURRENT, a directory, a MANIFEST given to `log`...
-pub(crate) fn read_as(path: &Path, want: &[Kind], wanted: &str) -> Result<Vec<u8>, Failure> {
-    let refuse = |kind: Kind| filekind::expect(path, &kind, want, wanted).map_err(Failure::error);
-    if let Some(msg) = crate::render::chrome::not_leveldb(path) {
-        return Err(Failure::error(msg));
-    }
-    if path.is_dir() {
-        refuse(filekind::of_path(path))?;
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::error(format!("{}: cannot read: {e}", path.display())))?;
-    let kind = filekind::of_file(path, &bytes);
-    refuse(kind.clone())?;
-    // Neither the bytes nor the name say it is LevelDB's: an empty file, or one with no
-    // intact record of the log format at its start (random bytes, a file of another
-    // program) is refused in one line rather than reported as thousands of damaged blocks.
-    if kind == Kind::Unknown && !filekind::has_log_record(&bytes) {
-        return Err(Failure::error(format!(
-            "{}: not {wanted}: {}, and its name is not LevelDB's",
-            path.display(),
-            if bytes.is_empty() {
-                "an empty file".to_string()
-            } else {
-                format!(
-                    "no intact record of the log format in its first {} bytes",
-                    bytes.len().min(filekind::SNIFF_BYTES as usize)
-                )
-            }
-        )));
-    }
-    if bytes.is_empty() {
-        exit::warn(&format!(
-            "{}: empty: no records (LevelDB creates a log empty and writes to it later)",
-            path.display()
-        ));
-    }
-    Ok(bytes)
-}
-
-/// Reports damage and torn tails on stderr; returns whether there was damage.
-pub(crate) fn report(path: &Path, item: &LogItem<'_>) -> bool {
-    match item {
-        LogItem::Damage(e) => {
-            exit::warn(&format!("{}: {e}", path.display()));
-            true
-        }
-        LogItem::TornTail { offset, len } => {
-            exit::warn(&format!(
-                "{}: the last record at offset {offset} ({len} bytes) is incomplete (a write in progress, or a cut file)",
-                path.display()
-            ));
-            false
-        }
-        LogItem::Record { .. } => false,
-    }
-}
 
 /// `sst log --physical FILE`: every physical item, covering the file; exit 1 on damage (a
 /// bad checksum, a bad length), 0 otherwise (a torn tail is reported, as LevelDB ignores it).
@@ -224,22 +166,13 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let idb_asked = g.comparator == Some(crate::input::flags::ComparatorArg::IdbCmp1);
     let dec = Decoding::for_log(&a.file, idb_asked)?;
     let mut out = RowsOut::new(output::stdout(), a.format);
-    let mut damaged = false;
     let mut line = Vec::new();
-    for item in LogReader::new(&bytes) {
-        damaged |= report(&a.file, &item);
-        let LogItem::Record { offset, data } = item else {
-            continue;
-        };
-        let batch = match WriteBatchReader::new(&data) {
+    let damaged = for_each_record(&a.file, &bytes, |offset, data| {
+        let batch = match WriteBatchReader::new(data) {
             Ok(b) => b,
             Err(e) => {
-                exit::warn(&format!(
-                    "{}: record at offset {offset}: {e}",
-                    a.file.display()
-                ));
-                damaged = true;
-                continue;
+                bad_record(&a.file, offset, e);
+                return Ok(true);
             }
         };
         if a.format == OutFormat::Text {
@@ -254,19 +187,12 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             let r = match r {
                 Ok(r) => r,
                 Err(e) => {
-                    exit::warn(&format!(
-                        "{}: record at offset {offset}: {e}",
-                        a.file.display()
-                    ));
-                    damaged = true;
-                    break;
+                    bad_record(&a.file, offset, e);
+                    return Ok(true);
                 }
             };
             line.clear();
-            let kind = match r.kind {
-                ValueType::Value => "value",
-                ValueType::Deletion => "deletion",
-            };
+            let kind = kind_name(r.kind);
             match a.format {
                 OutFormat::Text => {
                     line.extend_from_slice(
@@ -307,7 +233,8 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             }
             out.write_all(&line)?;
         }
-    }
+        Ok(false)
+    })?;
     out.finish()?;
     Ok(if damaged { EXIT_FAIL } else { EXIT_OK })
 }

@@ -5,13 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use leveldb_table::db::files::VersionEdit;
-use leveldb_table::{db::files::LogItem, db::files::LogReader};
 use serde_json::{json, Value};
 
-use crate::cmd::log::{read_as, report};
-use crate::exit;
 use crate::exit::{CmdResult, EXIT_FAIL, EXIT_OK};
 use crate::input::filekind::Kind;
+use crate::input::log_file::{bad_record, for_each_record, read_as};
 use crate::render::output::{OutFormat, RowsOut};
 use crate::render::{output, text};
 
@@ -51,21 +49,12 @@ fn edit_json(offset: u64, e: &VersionEdit) -> Value {
 pub fn run(a: &Args) -> CmdResult {
     let bytes = read_as(&a.file, &[Kind::Manifest], "a MANIFEST")?;
     let mut out = RowsOut::new(output::stdout(), a.format);
-    let mut damaged = false;
-    for item in LogReader::new(&bytes) {
-        damaged |= report(&a.file, &item);
-        let LogItem::Record { offset, data } = item else {
-            continue;
-        };
-        let e = match VersionEdit::decode(&data) {
+    let damaged = for_each_record(&a.file, &bytes, |offset, data| {
+        let e = match VersionEdit::decode(data) {
             Ok(e) => e,
             Err(err) => {
-                exit::warn(&format!(
-                    "{}: record at offset {offset}: {err}",
-                    a.file.display()
-                ));
-                damaged = true;
-                continue;
+                bad_record(&a.file, offset, err);
+                return Ok(true);
             }
         };
         match a.format {
@@ -112,7 +101,8 @@ pub fn run(a: &Args) -> CmdResult {
                 }
             }
         }
-    }
+        Ok(false)
+    })?;
     out.finish()?;
     Ok(if damaged { EXIT_FAIL } else { EXIT_OK })
 }

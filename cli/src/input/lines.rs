@@ -4,6 +4,7 @@ use std::io;
 use std::path::Path;
 
 use crate::exit::Failure;
+use crate::render::text;
 
 /// Reads the lines of `path` (`-` is stdin) one at a time, without the `\n`.
 pub struct LineReader {
@@ -42,6 +43,17 @@ impl LineReader {
     /// The name used in messages.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Decodes a line read (`line`, trimmed) from hex into `out`: a key given in hex; the
+    /// error names the input and the line.
+    pub fn unhex_line(&self, line: &[u8], out: &mut Vec<u8>) -> Result<(), Failure> {
+        text::unhex_into(trim(line), out).map_err(|e| {
+            Failure::error(format!(
+                "{}: line {}: invalid hex key: {e}",
+                self.name, self.line_no
+            ))
+        })
     }
 
     /// Reads the next line into `buf` (without its `\n`); false at the end.

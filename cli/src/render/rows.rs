@@ -121,16 +121,11 @@ impl RowWriter<'_, '_> {
                 text::push_hex(line, p.user_key);
                 line.extend_from_slice(b"\",\"seq\":");
                 line.extend_from_slice(p.sequence.to_string().as_bytes());
-                match p.value_type {
-                    ValueType::Value => {
-                        line.extend_from_slice(b",\"kind\":\"value\"");
-                        (p.user_key, Some(value))
-                    }
-                    ValueType::Deletion => {
-                        line.extend_from_slice(b",\"kind\":\"deletion\"");
-                        (p.user_key, None)
-                    }
-                }
+                line.extend_from_slice(b",\"kind\":\"");
+                line.extend_from_slice(kind_name(p.value_type).as_bytes());
+                line.push(b'"');
+                let value = (p.value_type == ValueType::Value).then_some(value);
+                (p.user_key, value)
             }),
             Entry::Table { key, value, .. } => Some((key, Some(value))),
             Entry::Db { key, value, seq } => {
@@ -143,5 +138,13 @@ impl RowWriter<'_, '_> {
             self.dec.push_json(line, user_key, value);
         }
         line.push(b'}');
+    }
+}
+
+/// What a record is, as the JSON rows name it (`"kind"`): `value` or `deletion`.
+pub fn kind_name(t: ValueType) -> &'static str {
+    match t {
+        ValueType::Value => "value",
+        ValueType::Deletion => "deletion",
     }
 }

@@ -11,8 +11,9 @@ use leveldb_table::{Compression, Options};
 
 use leveldb_table::db::engine::ExternalSorter;
 
-use crate::cmd::build::{progress, Input, InputArgs};
 use crate::exit::{CmdResult, Failure, EXIT_OK};
+use crate::input::entries::{progress, Input, InputArgs};
+use crate::input::filter_flags::FilterFlags;
 use crate::render::output;
 
 const EXAMPLES: &str = "\
@@ -35,7 +36,7 @@ pub enum DbCompression {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = EXAMPLES, mut_arg("no_filter", |a| a.help("Write no filter blocks")))]
 pub struct Args {
     /// The directory to create (must not exist).
     pub dir: PathBuf,
@@ -51,17 +52,8 @@ pub struct Args {
     /// Table compression.
     #[arg(long, value_enum, default_value_t = DbCompression::Snappy)]
     pub compression: DbCompression,
-    /// Bloom filter bits per key.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 10,
-        conflicts_with = "no_filter"
-    )]
-    pub bloom_bits: usize,
-    /// Write no filter blocks.
-    #[arg(long)]
-    pub no_filter: bool,
+    #[command(flatten)]
+    pub filter: FilterFlags,
     /// Close a table once it reaches this many bytes (LevelDB's 2 MiB).
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 20)]
     pub table_size: u64,
@@ -81,8 +73,8 @@ pub fn run(a: &Args) -> CmdResult {
             DbCompression::None => Compression::None,
         })
         .parallel_compression(a.parallel_compression);
-    if !a.no_filter {
-        table = table.bloom(a.bloom_bits);
+    if let Some(bits) = a.filter.bloom() {
+        table = table.bloom(bits);
     }
     let opts = BulkOptions {
         table,

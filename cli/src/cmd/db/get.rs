@@ -89,13 +89,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
                 l.record_key(lines::trim(&raw), &what)?
             } else if a.hex {
                 let mut k = Vec::new();
-                text::unhex_into(lines::trim(&raw), &mut k).map_err(|e| {
-                    Failure::error(format!(
-                        "{}: line {}: invalid hex key: {e}",
-                        r.name(),
-                        r.line_no
-                    ))
-                })?;
+                r.unhex_line(&raw, &mut k)?;
                 k
             } else {
                 raw.clone()

@@ -13,6 +13,7 @@ use crate::exit::{CmdResult, Failure};
 use crate::input::flags::Global;
 use crate::render::chrome::Decoding;
 use crate::render::output::{OutFormat, RowsOut};
+use crate::render::rows::kind_name;
 use crate::render::{output, text};
 
 /// `sst db records DIR`
@@ -45,10 +46,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     let mut line = Vec::with_capacity(256);
     for r in all.iter().filter(|r| dec.keep(&r.key)) {
         line.clear();
-        let kind = match r.kind {
-            ValueType::Value => "value",
-            ValueType::Deletion => "deletion",
-        };
+        let kind = kind_name(r.kind);
         match a.format {
             OutFormat::Text => {
                 dec.push_key_text(&mut line, &r.key, a.hex);
