@@ -34,6 +34,18 @@ impl fmt::Write for JsonEscaped<'_> {
     }
 }
 
+/// `"` + `s` escaped + `"`, without the formatting machinery (names and origins, on every
+/// row).
+pub fn push_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.extend_from_slice(s.as_bytes());
+    } else {
+        let _ = fmt::Write::write_str(&mut JsonEscaped(out), s);
+    }
+    out.push(b'"');
+}
+
 /// `"` + the value's `Display` escaped + `"`.
 pub fn push_display(out: &mut Vec<u8>, v: &dyn fmt::Display) {
     out.push(b'"');
@@ -43,7 +55,88 @@ pub fn push_display(out: &mut Vec<u8>, v: &dyn fmt::Display) {
 
 /// A key in the contract's JSON form (`IdbKey`'s `Display`, `sst_chrome::idb::key_json`):
 /// the one form keys take in rows, in text and on `sst db get --store`'s command line.
+///
+/// The keys most rows hold are written without the formatting machinery: integral numbers
+/// below 2^53 (JavaScript prints them as their digits) and strings of printable ASCII with
+/// nothing to escape; any other key through `Display`, the one definition of the form.
 pub fn push_key(out: &mut Vec<u8>, k: &IdbKey) {
     use std::io::Write;
-    let _ = write!(out, "{k}");
+    match k {
+        IdbKey::Number(x)
+            if x.fract() == 0.0
+                && x.abs() < 9_007_199_254_740_992.0
+                && !(*x == 0.0 && x.is_sign_negative()) =>
+        {
+            let _ = write!(out, "{}", *x as i64);
+        }
+        IdbKey::String(units)
+            if units.iter().all(|&u| {
+                (0x20..0x7f).contains(&u) && u != u16::from(b'"') && u != u16::from(b'\\')
+            }) =>
+        {
+            out.push(b'"');
+            out.extend(units.iter().map(|&u| u as u8));
+            out.push(b'"');
+        }
+        _ => {
+            let _ = write!(out, "{k}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast paths write exactly what `Display` (the form's one definition) writes.
+    #[test]
+    fn push_key_writes_the_display_form() {
+        let s = |t: &str| IdbKey::String(t.encode_utf16().collect());
+        let keys = [
+            IdbKey::Number(0.0),
+            IdbKey::Number(-0.0),
+            IdbKey::Number(7.0),
+            IdbKey::Number(-123_456.0),
+            IdbKey::Number(1.5),
+            IdbKey::Number(9_007_199_254_740_991.0),
+            IdbKey::Number(9_007_199_254_740_992.0),
+            IdbKey::Number(1e21),
+            IdbKey::Number(f64::INFINITY),
+            IdbKey::Number(f64::NAN),
+            s("c0"),
+            s(""),
+            s("a\"b"),
+            s("a\\b"),
+            s("tab\there"),
+            s("\u{7f}"),
+            s("été"),
+            IdbKey::String(vec![0x61, 0xd800, 0x62]),
+            IdbKey::Date(5.0),
+            IdbKey::Binary(vec![0, 255]),
+            IdbKey::Array(vec![IdbKey::Number(1.0), s("a"), IdbKey::Array(vec![])]),
+        ];
+        for k in &keys {
+            let mut out = Vec::new();
+            push_key(&mut out, k);
+            assert_eq!(String::from_utf8(out).unwrap(), k.to_string(), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn push_str_escapes_as_push_display() {
+        for t in [
+            "http://127.0.0.1:42011",
+            "",
+            "q\"uote",
+            "back\\slash",
+            "nl\n",
+            "\u{1}",
+            "été",
+        ] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            push_str(&mut a, t);
+            push_display(&mut b, &t);
+            assert_eq!(a, b, "{t:?}");
+        }
+    }
 }

@@ -139,7 +139,7 @@ impl Decoding<'_> {
         let store = self.catalog.store(p.database, p.store);
         let str_field = |line: &mut Vec<u8>, name: &str, v: &str| {
             line.extend_from_slice(name.as_bytes());
-            super::idb_json::push_display(line, &v);
+            super::idb_json::push_str(line, v);
         };
         let key_field = |line: &mut Vec<u8>, name: &str, k: &Option<sst_chrome::idb::IdbKey>| {
             line.extend_from_slice(name.as_bytes());
