@@ -21,11 +21,9 @@ use leveldb_table::{
 };
 use serde_json::{json, Value};
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::render::output::{OutFormat, RowsOut};
 use crate::render::{output, text};
 
 const EXAMPLES: &str = "\

@@ -5,17 +5,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::exit::{CmdResult, Failure, EXIT_OK};
-use crate::input::entries::{progress, Entry, Input};
-use crate::input::filter_flags::FilterFlags;
-use crate::input::flags::Global;
-use crate::render::{output, text};
 use clap::ValueEnum;
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, table::KeyFormat, table::TableFileBuilder,
     BytewiseComparator, Comparator, Compression, Error, Options,
 };
+
+use crate::exit::{CmdResult, Failure, EXIT_OK};
+use crate::input::entries::{progress, Entry, Input};
+use crate::input::filter_flags::FilterFlags;
+use crate::input::flags::Global;
+use crate::render::{output, text};
 
 const EXAMPLES: &str = "\
 Examples:

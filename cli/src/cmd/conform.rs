@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use sst_conform::{Adapter, Config, Group, Outcome, Row, Summary};
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::render::output::{OutFormat, RowsOut};
 
 const ABOUT: &str = "\

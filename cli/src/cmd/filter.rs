@@ -5,17 +5,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_OK};
-use crate::input::flags::Global;
-use crate::input::keys;
-use crate::render::output::OutFormat;
-use crate::render::{output, text};
 use leveldb_table::raw::format::{BLOOM_HASH_SEED, BLOOM_MAX_K, LEGACY_BLOOM_POLICY_NAME};
 use leveldb_table::raw::hash::{hash, hash_signed_tail};
 use leveldb_table::raw::FilterBlockReader;
 use leveldb_table::{error::BlockKind, filter::BloomFilterPolicy, Lookup};
 use serde_json::{json, Value};
+
+use crate::exit::{self, CmdResult, Failure, EXIT_OK};
+use crate::input::flags::Global;
+use crate::input::keys;
+use crate::render::output::OutFormat;
+use crate::render::{output, text};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -5,14 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
+use leveldb_table::{BlockCache, Lookup, ReadOptions, TableReader};
+
+use crate::exit::{self, CmdResult, Failure, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
 use crate::input::{keys, lines};
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::render::output::{OutFormat, RowsOut};
 use crate::render::{output, text};
-use leveldb_table::{BlockCache, Lookup, ReadOptions, TableReader};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -17,8 +17,7 @@ use serde_json::{json, Map, Value};
 use sst_chrome::profile::{survey, Area};
 
 use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
-use crate::render::output;
-use crate::render::output::OutFormat;
+use crate::render::output::{self, OutFormat};
 
 const EXAMPLES: &str = "\
 Examples:

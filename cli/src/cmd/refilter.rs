@@ -7,14 +7,14 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_OK};
-use crate::input::flags::Global;
-use crate::render::output;
 use leveldb_table::refilter::refilter;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, raw::AtomicFile, FilterPolicy,
 };
+
+use crate::exit::{self, CmdResult, Failure, EXIT_OK};
+use crate::input::flags::Global;
+use crate::render::output;
 
 const EXAMPLES: &str = "\
 Examples:

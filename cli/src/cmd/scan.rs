@@ -10,14 +10,11 @@ use leveldb_table::table::salvage::Salvaged;
 use leveldb_table::Comparator;
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
 use crate::input::keys;
 use crate::render::chrome::Decoding;
-use crate::render::output;
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::render::output::{self, OutFormat, RowsOut};
 use crate::render::rows::{Entry, RowWriter};
 
 const EXAMPLES: &str = "\

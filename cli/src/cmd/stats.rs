@@ -6,12 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_OK};
-use crate::input::flags::Global;
-use crate::input::keys;
-use crate::render::output::OutFormat;
-use crate::render::{output, text};
 use leveldb_table::raw::format::COMPRESSION_ID2_ZSTD_OR_ZLIB;
 use leveldb_table::raw::internal_key::{self, ValueType};
 use leveldb_table::raw::{compress, Block, FilterBlockReader};
@@ -20,6 +14,12 @@ use leveldb_table::{
     Error, Lookup, RandomAccess, TableReader,
 };
 use serde_json::{json, Value};
+
+use crate::exit::{self, CmdResult, Failure, EXIT_OK};
+use crate::input::flags::Global;
+use crate::input::keys;
+use crate::render::output::OutFormat;
+use crate::render::{output, text};
 
 const EXAMPLES: &str = "\
 Examples:

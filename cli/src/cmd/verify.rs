@@ -8,8 +8,7 @@ use leveldb_table::raw::coding::decode_fixed32;
 use leveldb_table::raw::format::FOOTER_LEN;
 use leveldb_table::{error::BlockKind, table::FilterStatus, Error, RandomAccess, TableReader};
 
-use crate::exit;
-use crate::exit::{CmdResult, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
+use crate::exit::{self, CmdResult, EXIT_ERROR, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
 use crate::input::table_open::OpenError;
 use crate::render::output;

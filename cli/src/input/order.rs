@@ -15,10 +15,8 @@ use leveldb_table::db::files::FileKind;
 use leveldb_table::{db::files::read_current, db::files::ManifestState};
 use leveldb_table::{Comparator, ReadOptions, TableReader};
 
-use crate::exit;
-use crate::exit::Failure;
-use crate::input::flags::ComparatorArg;
-use crate::input::flags::Global;
+use crate::exit::{self, Failure};
+use crate::input::flags::{ComparatorArg, Global};
 use crate::render::text;
 
 /// Where the comparator for a table came from.

@@ -12,8 +12,7 @@ use leveldb_table::{
 };
 use leveldb_table::{table::CompressionProfile, table::KeyFormat, Error};
 
-use crate::exit;
-use crate::exit::Failure;
+use crate::exit::{self, Failure};
 use crate::input::flags::Global;
 use crate::input::table_open::OpenError;
 

@@ -7,10 +7,8 @@ use sst_bloom::{CountingBloomFilter, Error};
 
 use super::io::{self, for_each_batch, push_row, write_rows};
 use super::target::{merge, print_json, where_json, KeyArgs, Target};
-use crate::exit;
-use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
+use crate::render::output::{OutFormat, RowsOut};
 use crate::render::text;
 
 /// Refused removals named on stderr before the rest are only counted.

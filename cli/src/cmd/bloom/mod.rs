@@ -11,8 +11,9 @@ mod rows;
 mod scalable;
 mod target;
 
-use crate::exit::{CmdResult, Failure};
 use target::{CheckArgs, KeyArgs, Target};
+
+use crate::exit::{CmdResult, Failure};
 
 /// `sst bloom ...`
 #[derive(clap::Args, Debug)]

@@ -10,8 +10,7 @@ use std::thread;
 
 use super::io::{self, for_each_lines, push_rows, write_rows, Lines};
 use crate::exit::Failure;
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::render::output::{OutFormat, RowsOut};
 
 /// Checkers, each with its own connections, taking the batches in turn.
 pub const CHECKERS: usize = 2;

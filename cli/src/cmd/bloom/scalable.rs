@@ -16,8 +16,7 @@ use super::io::{self, for_each_batch, push_row, write_rows};
 use super::rows::check_rows;
 use super::target::{merge, print_json, where_json, CheckArgs, KeyArgs, Target};
 use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
-use crate::render::output::OutFormat;
-use crate::render::output::RowsOut;
+use crate::render::output::{OutFormat, RowsOut};
 
 /// An opened scalable filter.
 enum Store {

@@ -8,8 +8,7 @@ use leveldb_table::db::OrderSource;
 use serde_json::{json, Value};
 
 use super::open::{damage_code, open, DbArgs};
-use crate::exit;
-use crate::exit::{CmdResult, EXIT_FAIL};
+use crate::exit::{self, CmdResult, EXIT_FAIL};
 use crate::input::flags::Global;
 use crate::render::output::OutFormat;
 use crate::render::{output, text};

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use leveldb_table::db::{Db, DbOptions};
 
-use crate::exit;
-use crate::exit::{Failure, EXIT_FAIL, EXIT_OK};
+use crate::exit::{self, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::filekind;
 use crate::input::flags::Global;
 

@@ -10,8 +10,7 @@ use crate::exit::{CmdResult, Failure, EXIT_FAIL};
 use crate::input::flags::Global;
 use crate::input::keys;
 use crate::render::chrome::Decoding;
-use crate::render::output;
-use crate::render::output::{OutFormat, RowsOut};
+use crate::render::output::{self, OutFormat, RowsOut};
 use crate::render::rows::{Entry, RowWriter};
 
 use super::open::{damage_code, describe, open, DbArgs};

@@ -13,8 +13,7 @@ use serde_json::json;
 
 use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
-use crate::render::output;
-use crate::render::output::OutFormat;
+use crate::render::output::{self, OutFormat};
 
 /// `sst db verify DIR`
 #[derive(clap::Args, Debug)]

@@ -6,8 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::exit;
-use crate::exit::Failure;
 use leveldb_table::db::{Db, DbOptions, DbRecord};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
@@ -15,6 +13,8 @@ use sst_chrome::idb::{
     idb_blob_dir, idb_catalog, idb_catalog_with_deleted, key_prefix, origin_from_identifier,
     origin_of_directory, prefix_key, Catalog,
 };
+
+use crate::exit::{self, Failure};
 
 /// `--decode`: what the records hold.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -2,11 +2,12 @@
 //! shown when the order is `idb_cmp1` (a Chrome IndexedDB database, or `--comparator
 //! idb_cmp1`).
 
-use crate::render::text;
 use serde_json::{json, Value};
 use sst_chrome::idb::{
     decode_exists_value, decode_key, decode_record_value, DecodedKey, Envelope, KeyBody, MetaField,
 };
+
+use crate::render::text;
 
 /// A metadata row's `"idb"` object (`None` for keys that are not IndexedDB metadata).
 pub fn meta_json(key: &[u8]) -> Option<Value> {

@@ -9,8 +9,7 @@ use serde_json::{json, Value};
 use sst_chrome::idb::KeyPath;
 
 use crate::exit::{CmdResult, Failure, EXIT_OK};
-use crate::render::output;
-use crate::render::output::OutFormat;
+use crate::render::output::{self, OutFormat};
 
 use super::open::open;
 

@@ -5,11 +5,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::exit;
-use crate::exit::{CmdResult, EXIT_OK};
+use crate::exit::{self, CmdResult, EXIT_OK};
 use crate::render::chrome::DecodeArgs;
-use crate::render::output;
-use crate::render::output::{OutFormat, RowsOut};
+use crate::render::output::{self, OutFormat, RowsOut};
 
 use super::open::{open, selected};
 use super::rows::{Row, RowData};
