@@ -7,6 +7,7 @@ use std::time::Duration;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use leveldb_table::raw::{Block, BlockBuilder};
 use leveldb_table::BytewiseComparator;
+use leveldb_table::Cursor;
 
 mod common;
 

@@ -27,7 +27,7 @@ use bytes::Bytes;
 use criterion::{Criterion, SamplingMode, Throughput};
 use leveldb_table::{
     raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression,
-    ReadOptions, ReaderOptions, TableReader,
+    OpenOptions, ReadOptions, TableReader,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -114,7 +114,7 @@ impl Setup {
 
 fn open(bytes: &Bytes, cache_bytes: u64, (policy, links, _): (CachePolicy, bool, &str)) -> Table {
     let cache = BlockCache::with_policy(cache_bytes, policy).record_links(links);
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(Arc::new(cache)));
     TableReader::open(CountingReader::new(bytes.clone()), ro).expect("open")

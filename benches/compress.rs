@@ -1,15 +1,12 @@
 //! Snappy on the benchmark's data blocks, per 4 KiB block: compression through the
 //! builder's reusable `Compressor` against a fresh `snap` encoder call, and decompression
 //! (the table builder's and the reader's codec work). `table_bench_cpp --calibrate` in
-//! shared/bench prints libsnappy's figures on similar chunks, for comparison. Then the
-//! crate's resumable decoder (`SnappyPrefix`, which point lookups past the cache use to
-//! decode a block only up to their key) against `snap` on whole blocks, and on half blocks,
-//! the work it saves.
+//! shared/bench prints libsnappy's figures on similar chunks, for comparison.
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use leveldb_table::raw::compress::{snappy_into, Compressor, SnappyPrefix};
+use leveldb_table::raw::compress::{snappy_into, Compressor};
 use leveldb_table::raw::BlockBuilder;
 use leveldb_table::{BytewiseComparator, Compression};
 
@@ -78,39 +75,6 @@ fn bench(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
-    g.finish();
-
-    // The same blocks, whole and half, per block.
-    let mut g = c.benchmark_group("snappy_prefix_4k_blocks");
-    g.measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_millis(500))
-        .sample_size(20);
-    g.throughput(Throughput::Bytes(total));
-    g.bench_function("whole_snap_crate", |b| {
-        let mut d = snap::raw::Decoder::new();
-        let mut out = vec![0; 1 << 16];
-        b.iter(|| {
-            compressed
-                .iter()
-                .map(|x| d.decompress(x, &mut out).unwrap())
-                .sum::<usize>()
-        })
-    });
-    for (name, part) in [("whole_prefix_decoder", 1), ("half_prefix_decoder", 2)] {
-        g.bench_function(name, |b| {
-            let mut out = Vec::new();
-            b.iter(|| {
-                compressed
-                    .iter()
-                    .map(|x| {
-                        let mut d = SnappyPrefix::new(x, &mut out, 1 << 16).unwrap();
-                        d.fill(&mut out, d.stated_len() / part).unwrap();
-                        d.decoded()
-                    })
-                    .sum::<usize>()
-            })
-        });
-    }
     g.finish();
 }
 

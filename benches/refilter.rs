@@ -8,8 +8,9 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use leveldb_table::Cursor;
 use leveldb_table::{
-    error::BlockKind, filter::BloomFilterPolicy, Compression, ReadOptions, ReaderOptions,
+    error::BlockKind, filter::BloomFilterPolicy, Compression, OpenOptions, ReadOptions,
     TableBuilder, TableReader,
 };
 use leveldb_table::{refilter::refilter, refilter::refilter_with, refilter::RefilterOptions};
@@ -24,7 +25,7 @@ fn bench(c: &mut Criterion) {
         tb.add(k, v).unwrap();
     }
     let bytes = tb.finish().unwrap().0;
-    let table = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    let table = TableReader::open(bytes, OpenOptions::default()).unwrap();
     let policy = std::sync::Arc::new(BloomFilterPolicy::new(14));
     let mut g = c.benchmark_group("refilter_100k");
     g.measurement_time(Duration::from_secs(3))
@@ -42,10 +43,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 let mut out = Vec::with_capacity(16 << 20);
-                let opts = RefilterOptions {
-                    threads,
-                    ..RefilterOptions::default()
-                };
+                let opts = RefilterOptions::default().threads(threads);
                 refilter_with(&table, Some(policy.clone()), &mut out, opts)
                     .unwrap()
                     .bytes

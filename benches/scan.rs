@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use leveldb_table::Cursor;
 use leveldb_table::{Compression, ReadOptions, TableReader};
 
 mod common;

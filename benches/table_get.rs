@@ -3,7 +3,10 @@
 //! without it (misses then read and search a data block). A second group does the same on
 //! keys of 16 random bytes (hashes, as Bitcoin Core's chainstate and content-addressed
 //! stores hold), whose index keys share no prefix. `hit_filter_get` against
-//! `hit_filter_get_into` measures what reusing the value buffer saves.
+//! `hit_filter_get_into` measures what reusing the value buffer saves. A third group reads
+//! past the block cache: a cache that holds an eighth of the blocks (random hits: most blocks
+//! are not cached, and the cache turns most away), and reads that do not fill the cache
+//! (`ReadOptions::fill_cache(false)`, every block read for the one lookup).
 
 use std::time::Duration;
 
@@ -107,6 +110,36 @@ fn bench(c: &mut Criterion) {
             found
         })
     });
+    g.finish();
+
+    // Past the cache: a 100k-entry table (about 2,560 data blocks of 4 KiB uncompressed) with
+    // a cache of 1.25 MB, hits spread over the whole table; and reads that do not fill it.
+    let mut g = c.benchmark_group("table_get_100k_snappy_past_cache");
+    g.measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500))
+        .sample_size(20);
+    g.throughput(Throughput::Elements(1024));
+    for (name, cache, fill) in [
+        ("hit_small_cache_x1024", 1_250_000, true),
+        ("hit_no_fill_x1024", 256 << 20, false),
+    ] {
+        let t = common::open(&bytes, cache, true);
+        let read = ReadOptions::default().fill_cache(fill);
+        let mut val = Vec::with_capacity(128);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut found = 0;
+                for (k, _) in &hits {
+                    found += t
+                        .get_into(k, &read, &mut val)
+                        .map(|l| l.is_found())
+                        .unwrap() as usize;
+                }
+                assert_eq!(found, hits.len());
+                found
+            })
+        });
+    }
     g.finish();
 
     // Hashed keys: no common prefix in the index.

@@ -13,7 +13,8 @@
 //! present keys), one untimed pass of each, then a timed pass of each through
 //! `Db::get_into` with a reused value buffer.
 //!
-//! The bulk load of issue 17, against `leveldb_db_bench load` (WriteBatch + CompactRange):
+//! The bulk load (`db::engine::BulkBuilder`), against `leveldb_db_bench load` (WriteBatch +
+//! CompactRange):
 //!
 //! ```text
 //! db_bench bulk DIR N [--shuffled] [--memory-mb M] [--parallel]
@@ -33,17 +34,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use leveldb_table::db::engine::ExternalSorter;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::engine::extsort::ExternalSorter;
+use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{BlockCache, Compression, Lookup, Options, ReadOptions};
 
 fn open(dir: &str, mmap: bool, verify: bool, cache_mb: u64) -> Db {
-    let opts = DbOptions {
-        block_cache: Some(Arc::new(BlockCache::new(cache_mb << 20))),
-        verify_checksums: verify,
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default()
+        .block_cache(Some(Arc::new(BlockCache::new(cache_mb << 20))))
+        .verify_checksums(verify);
     let db = if mmap {
         // SAFETY: `open_mmap` requires that no table is truncated or rewritten in place while
         // the `Db` lives. The directory is the benchmark's own copy (the script gives LevelDB
@@ -120,15 +120,14 @@ fn bulk(dir: &str, n: u64, shuffled: bool, memory_mb: u64, parallel: bool) -> St
         eprintln!("bulk {dir}: {e}");
         std::process::exit(2)
     };
-    let opts = BulkOptions {
-        table: Options::default()
+    let opts = BulkOptions::default().table(
+        Options::default()
             .bloom(10)
             .block_size(4096)
             .block_restart_interval(16)
             .compression(Compression::Snappy)
             .parallel_compression(parallel),
-        ..BulkOptions::default()
-    };
+    );
     // The entries are made before the clock starts, in load order, as on the C++ side.
     let entries: Vec<(Vec<u8>, Vec<u8>)> = order
         .iter()
@@ -244,12 +243,7 @@ fn main() {
             let (mut n, mut sum) = (0u64, 0u64);
             for t in &mut times {
                 let a = Instant::now();
-                let mut view = db
-                    .view(&leveldb_table::ReadOptions::default())
-                    .unwrap_or_else(|e| {
-                        eprintln!("view: {e}");
-                        std::process::exit(2)
-                    });
+                let mut view = db.iter(&leveldb_table::ReadOptions::default());
                 view.seek_to_first();
                 n = 0;
                 while view.valid() {
@@ -258,7 +252,7 @@ fn main() {
                     n += 1;
                     view.next();
                 }
-                if let Some(e) = view.error() {
+                if let Err(e) = view.status() {
                     eprintln!("scan: {e}");
                     std::process::exit(2);
                 }

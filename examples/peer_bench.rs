@@ -16,7 +16,7 @@
 //! opened without a block cache. It prints one JSON line and exits 1 on any wrong answer.
 //!
 //! Every read verifies block checksums (`ReadOptions::default()`), and opening verifies the
-//! index, metaindex and filter blocks (`ReaderOptions::default()`): compare with the C++
+//! index, metaindex and filter blocks (`OpenOptions::default()`): compare with the C++
 //! `+verify_checksums` row for like with like. The block cache is a
 //! [`BlockCache`] of `--cache-mb` MiB charged in uncompressed bytes, as LevelDB charges.
 //!
@@ -36,12 +36,13 @@ use std::process::exit;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor as _;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{
     raw::map_file, raw::CountingReader, table::CachePolicy, table::FilterStatus, table::KeyFormat,
-    BlockCache, Compression, Lookup, Options, RandomAccess, ReadOptions, ReaderOptions,
-    TableBuilder, TableReader,
+    BlockCache, Compression, Lookup, OpenOptions, Options, RandomAccess, ReadOptions, TableBuilder,
+    TableReader,
 };
 
 const IMPL: &str = concat!("leveldb-table-", env!("CARGO_PKG_VERSION"));
@@ -205,7 +206,7 @@ fn open_table(path: &str, cache_bytes: u64) -> Table {
         let map = unsafe { map_file(&f) };
         Box::new(map.unwrap_or_else(|e| die(&format!("map {path}: {e}"))))
     };
-    let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
+    let mut ro = OpenOptions::default().keys(KeyFormat::Plain);
     if cache_bytes > 0 {
         ro = ro.block_cache(Some(Arc::new(new_cache(cache_bytes))));
     }
@@ -664,10 +665,7 @@ fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
     let _ = std::fs::remove_dir_all(&c.db);
     let cache = Arc::new(new_cache(c.cache_mb << 20));
     let a = Instant::now();
-    let opts = BulkOptions {
-        table: build_options(c).parallel_compression(false),
-        ..BulkOptions::default()
-    };
+    let opts = BulkOptions::default().table(build_options(c).parallel_compression(false));
     let mut b =
         BulkBuilder::create(&c.db, opts).unwrap_or_else(|e| die(&format!("bulk {}: {e}", c.db)));
     for &(k, v) in &w.entries {
@@ -681,10 +679,7 @@ fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
     j.u64("db_tables", stats.files.len() as u64);
     let open = |dir: &str| {
         let a = Instant::now();
-        let opts = DbOptions {
-            block_cache: Some(cache.clone()),
-            ..DbOptions::default()
-        };
+        let opts = DbOptions::default().block_cache(Some(cache.clone()));
         // Tables memory-mapped, as LevelDB's Env reads them (the table-level peer maps its
         // table too); `--db-pread` reads them with pread instead.
         let db = if c.db_pread {
@@ -720,9 +715,9 @@ fn db_fields(j: &mut Json, c: &Config, w: &Workload) -> u64 {
     j.str(
         "db_get_api",
         if c.db_pread {
-            "leveldb_table::db::Db::get_into (read-only reader, pread, shared block cache)"
+            "leveldb_table::db::reader::Db::get_into (read-only reader, pread, shared block cache)"
         } else {
-            "leveldb_table::db::Db::get_into (read-only reader, tables memory-mapped as LevelDB's Env does, shared block cache)"
+            "leveldb_table::db::reader::Db::get_into (read-only reader, tables memory-mapped as LevelDB's Env does, shared block cache)"
         },
     );
     bad
@@ -781,10 +776,7 @@ fn run_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
 /// existing database directory (LevelDB's own or a bulk-built one), tables mapped.
 fn run_db_phase(c: &Config, w: &Workload, phase: &str) -> i32 {
     let cache = Arc::new(new_cache(c.cache_mb << 20));
-    let opts = DbOptions {
-        block_cache: Some(cache),
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default().block_cache(Some(cache));
     // SAFETY: a benchmark directory nothing rewrites while it is open.
     #[allow(unsafe_code)]
     let db = unsafe { Db::open_mmap(&c.db, opts) }

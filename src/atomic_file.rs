@@ -26,9 +26,15 @@ impl AtomicFile {
     /// Starts a file that will appear at `path`.
     ///
     /// # Errors
-    /// If the temporary file cannot be created in `path`'s directory.
+    /// If the temporary file cannot be created in `path`'s directory
+    /// ([`Error::InFile`] naming `path`).
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        Self::create_at(&path).map_err(|e| e.io_in(path.display()))
+    }
+
+    fn create_at(path: &Path) -> Result<Self> {
+        let path = path.to_path_buf();
         let dir = parent_dir(&path);
         let mut builder = tempfile::Builder::new();
         builder.prefix(".sst-").suffix(".tmp");
@@ -59,8 +65,14 @@ impl AtomicFile {
     /// Makes the file appear at its path: fsync, rename over the target, fsync the directory.
     ///
     /// # Errors
-    /// Any I/O error; the target path is then left as it was.
+    /// Any I/O error ([`Error::InFile`] naming the path); the target path is then left as
+    /// it was.
     pub fn commit(self) -> Result<()> {
+        let shown = self.path.display().to_string();
+        self.commit_inner().map_err(|e| e.io_in(shown))
+    }
+
+    fn commit_inner(self) -> Result<()> {
         self.tmp.as_file().sync_all()?;
         self.tmp
             .persist(&self.path)
@@ -86,10 +98,12 @@ impl Write for AtomicFile {
 /// Writes `bytes` to `path` atomically (see [`AtomicFile`]).
 ///
 /// # Errors
-/// Any I/O error; the target path is then left as it was.
+/// Any I/O error ([`Error::InFile`] naming `path`); the target path is then left as it was.
 pub fn write_atomically(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    let path = path.as_ref();
     let mut f = AtomicFile::create(path)?;
-    f.write_all(bytes)?;
+    f.write_all(bytes)
+        .map_err(|e| Error::from(e).io_in(path.display()))?;
     f.commit()
 }
 

@@ -11,14 +11,14 @@
 //!   [`TableReader::get`] is the point lookup: it consults the filter *before* reading a
 //!   data block and answers with a [`Lookup`] (found, deleted, not found). Cursors never
 //!   skip a damaged block; every block's checksum is verified unless
-//!   [`ReaderOptions::verify_checksums`] is turned off.
+//!   [`OpenOptions::verify_checksums`] is turned off.
 //! - Tables written by a LevelDB database (internal keys: user key + sequence/type tag) are
 //!   detected and read as they are: a lookup takes a user key and
 //!   [`ReadOptions::snapshot`].
 //! - [`db`]: a LevelDB directory ([`Db`], read-only, with the same [`Lookup`] answers) and
 //!   the pieces its writers use (logs, write batches, the MANIFEST, compaction output).
 //!   An application's order (a comparator of its own) reaches the database reader through
-//!   [`db::DbOptions::comparators`].
+//!   [`db::reader::DbOptions::comparators`].
 //! - The building blocks (coding, CRC32C, hash, blocks, filter blocks, footer, internal
 //!   keys) and helpers for tools (memory maps, atomic files, a read-counting source) are
 //!   public under [`raw`].
@@ -26,7 +26,7 @@
 //!   `sst-bloom` crate (`bloom/`, `docs/bloom.md`), so table users build no Redis client.
 //!
 //! ```
-//! use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+//! use leveldb_table::{Lookup, Options, ReadOptions, OpenOptions, TableBuilder, TableReader};
 //!
 //! # fn main() -> leveldb_table::Result<()> {
 //! let opts = Options::default().bloom(10);
@@ -35,21 +35,28 @@
 //! builder.add(b"banana", b"yellow")?;
 //! let (bytes, _stats) = builder.finish()?;
 //!
-//! let table = TableReader::open(bytes, ReaderOptions::default())?;
+//! let table = TableReader::open(bytes, OpenOptions::default())?;
 //! let read = ReadOptions::default();
 //! assert_eq!(table.get(b"banana", &read)?.value(), Some(&b"yellow"[..]));
 //! assert_eq!(table.get(b"cherry", &read)?, Lookup::NotFound);
 //! # Ok(())
 //! # }
 //! ```
-// `unsafe` is denied crate-wide and allowed in three places. util/os.rs holds the unsafe
-// operations: the memory map (`map_file`, an `unsafe fn`: its caller promises the file is
-// not changed while mapped), `madvise` advice that block buffers be backed by huge pages,
-// and the `fcntl` lock on a database's LOCK file. Two callers of `map_file`, each with its
-// SAFETY note: `TableReader::open_mmap` (an `unsafe fn`, table/reader.rs), and
-// `open_table` in db/reader/open_table.rs, a safe fn that maps a table only for a `Db`
-// opened with `Db::open_mmap` (an `unsafe fn`, db/reader/mod.rs), whose caller made the
-// promise. Everything else is checked by the compiler.
+// `unsafe` is denied crate-wide and allowed (`#[allow(unsafe_code)]`) on eight items in four
+// files: three `unsafe fn`s and ten `unsafe` blocks, each block with its SAFETY note.
+// - util/os.rs, the OS operations (eight blocks):
+//   `map_file`, an `unsafe fn` whose caller promises the file is not changed while mapped
+//   (one block: the map); `advise_huge_pages` (one block: `madvise`, that block buffers be
+//   backed by huge pages); `prefetch_lines` (one block: the x86_64 prefetch hint over a
+//   block about to be read); `lock_whole_file` (two blocks: a zeroed `flock`, the `fcntl`
+//   lock on a database's LOCK file); `open_files_budget` (three blocks: a zeroed `rlimit`,
+//   `getrlimit`, `setrlimit`).
+// - table/reader.rs: `TableReader::open_mmap`, an `unsafe fn` (one block: `map_file`).
+// - db/reader/mod.rs: `Db::open_mmap`, an `unsafe fn` (no block: its caller makes the
+//   promise for every table of the directory).
+// - db/reader/open_table.rs: `open_table`, a safe fn (one block: `map_file`, only for a `Db`
+//   opened with `Db::open_mmap`).
+// Everything else is checked by the compiler.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -65,18 +72,25 @@ mod search; // in-memory search aids: the decoded index, block directories
 mod table_builder;
 mod util; // crc32c, hash, comparator, the OS (the `unsafe` operations)
 
+pub mod cursor;
 pub mod db;
 pub mod error;
 pub mod filter;
 pub mod refilter;
 pub mod table;
 
+/// The README's Rust examples, compiled and run as doc tests (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;
+
 pub use cache::BlockCache;
-pub use db::Db;
+pub use cursor::Cursor;
+pub use db::reader::Db;
 pub use error::{Error, Result};
 pub use filter::FilterPolicy;
 pub use io::RandomAccess;
-pub use options::{Compression, Options, ReadOptions, ReaderOptions};
+pub use options::{Compression, OpenOptions, Options, ReadOptions};
 pub use table::{Lookup, TableBuilder, TableReader};
 pub use util::comparator::{BytewiseComparator, Comparator};
 
@@ -94,29 +108,50 @@ pub mod raw {
 
     /// Fixed-width and varint encodings (LevelDB's `util/coding.h`).
     pub mod coding {
-        pub use crate::format::coding::*;
+        pub use crate::format::coding::{
+            decode_fixed32, decode_fixed64, decode_varint32, decode_varint64, get_fixed32,
+            get_fixed64, get_length_prefixed_slice, get_varint32, get_varint64, put_fixed32,
+            put_fixed64, put_length_prefixed_slice, put_varint32, put_varint64, varint_length,
+        };
     }
     /// CRC32C and LevelDB's mask (`util/crc32c.h`).
     pub mod crc32c {
-        pub use crate::util::crc32c::*;
+        pub use crate::util::crc32c::{extend, mask, unmask, value};
     }
     /// LevelDB's `Hash` (`util/hash.cc`).
     pub mod hash {
-        pub use crate::util::hash::*;
+        pub use crate::util::hash::{hash, hash_signed_tail};
     }
     /// Format constants, handles, footer, trailers, `read_block`.
     pub mod format {
-        pub use crate::block::stored::*;
-        pub use crate::format::*;
+        pub use crate::block::stored::{
+            block_trailer, check_handle, read_block, BlockContents, ReadBlockOptions, StoredBlock,
+        };
+        pub use crate::format::{
+            BlockHandle, Footer, BLOCK_TRAILER_LEN, BLOOM_HASH_SEED, BLOOM_MAX_K, BLOOM_MIN_BITS,
+            BLOOM_POLICY_NAME, CACHE_LOCAL_BLOOM_NAME, COMPRESSION_ID2_ZSTD_OR_ZLIB,
+            COMPRESSION_MOJANG_RAW_DEFLATE, COMPRESSION_MOJANG_ZSTD, COMPRESSION_NONE,
+            COMPRESSION_SNAPPY, CRC_MASK_DELTA, DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL,
+            FILTER_BASE_LG, FILTER_META_PREFIX, FOOTER_LEN, HASH_M, HASH_R, INDEX_RESTART_INTERVAL,
+            INTERNAL_TAG_LEN, LEGACY_BLOOM_POLICY_NAME, MAX_BLOCK_HANDLE_LEN, MAX_SEQUENCE,
+            ROCKSDB_BLOCK_BASED_MAGIC, ROCKSDB_CUCKOO_MAGIC, ROCKSDB_FOOTER_VERSION_FROM_END,
+            ROCKSDB_LEGACY_PLAIN_MAGIC, ROCKSDB_PLAIN_MAGIC, TABLE_MAGIC, TYPE_DELETION,
+            TYPE_VALUE, ZSTD_FRAME_MAGIC,
+        };
     }
     /// Block codecs.
     pub mod compress {
-        pub use crate::compress::snappy_prefix::SnappyPrefix;
-        pub use crate::compress::*;
+        pub use crate::compress::{
+            compress, decompress, name, snappy_into, Compression, CompressionProfile, Compressor,
+            DecompressError, MAX_BLOCK_BYTES,
+        };
     }
     /// Internal keys of LevelDB databases.
     pub mod internal_key {
-        pub use crate::internal_key::*;
+        pub use crate::internal_key::{
+            append_internal_key, internal_key, lookup_key, pack_tag, parse_internal_key, user_key,
+            InternalFilterPolicy, InternalKeyComparator, ParsedInternalKey, ValueType,
+        };
     }
     /// LevelDB's bloom filter, probe by probe (`util/bloom.cc`).
     pub mod bloom {

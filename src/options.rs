@@ -1,4 +1,4 @@
-//! Options, one type per role: [`Options`] (writing a table), [`ReaderOptions`] (opening one)
+//! Options, one type per role: [`Options`] (writing a table), [`OpenOptions`] (opening one)
 //! and [`ReadOptions`] (one read). Defaults are LevelDB's, except where `docs/compat.md` says
 //! otherwise (block checksums are verified by default).
 //!
@@ -34,11 +34,13 @@ pub struct Options {
     /// (false). The file is byte for byte the one the builder writes without it;
     /// `file_size` then trails by the blocks still being compressed (at most 16).
     pub parallel_compression: bool,
-    /// Keys are a database's internal keys (false): `comparator` and `filter_policy` are
-    /// the *user* ones, and the builder orders keys by [`InternalKeyComparator`] over
-    /// `comparator` and builds filters over user keys ([`InternalFilterPolicy`]), as a
-    /// LevelDB database writes its tables. Independent of the other options' order.
-    pub internal_keys: bool,
+    /// Plain keys, or a database's internal keys ([`KeyFormat::Plain`]). With
+    /// [`KeyFormat::Internal`], `comparator` and `filter_policy` are the *user* ones, and the
+    /// builder orders keys by [`InternalKeyComparator`] over `comparator` and builds filters
+    /// over user keys ([`InternalFilterPolicy`]), as a LevelDB database writes its tables.
+    /// Independent of the other options' order. A writer has nothing to detect:
+    /// [`KeyFormat::Auto`] writes plain keys.
+    pub keys: KeyFormat,
 }
 
 impl Default for Options {
@@ -50,7 +52,7 @@ impl Default for Options {
             filter_policy: None,
             comparator: Arc::new(BytewiseComparator),
             parallel_compression: false,
-            internal_keys: false,
+            keys: KeyFormat::Plain,
         }
     }
 }
@@ -67,7 +69,7 @@ impl std::fmt::Debug for Options {
             )
             .field("comparator", &self.comparator.name())
             .field("parallel_compression", &self.parallel_compression)
-            .field("internal_keys", &self.internal_keys)
+            .field("keys", &self.keys)
             .finish()
     }
 }
@@ -124,16 +126,22 @@ impl Options {
         self
     }
 
-    /// Sets [`internal_keys`](Self::internal_keys).
-    pub fn internal_keys(mut self, on: bool) -> Self {
-        self.internal_keys = on;
+    /// Sets [`keys`](Self::keys).
+    pub fn keys(mut self, keys: KeyFormat) -> Self {
+        self.keys = keys;
         self
+    }
+
+    /// Whether the builder writes internal keys ([`keys`](Self::keys) is
+    /// [`KeyFormat::Internal`]).
+    pub(crate) fn internal_keys(&self) -> bool {
+        self.keys == KeyFormat::Internal
     }
 
     /// The comparator the builder orders keys by: `comparator`, wrapped in
     /// [`InternalKeyComparator`] for internal keys.
     pub(crate) fn key_comparator(&self) -> Arc<dyn Comparator> {
-        if self.internal_keys {
+        if self.internal_keys() {
             Arc::new(InternalKeyComparator::new(self.comparator.clone()))
         } else {
             self.comparator.clone()
@@ -144,7 +152,7 @@ impl Options {
     /// [`InternalFilterPolicy`] (filters over user keys) for internal keys.
     pub(crate) fn key_filter_policy(&self) -> Option<Arc<dyn FilterPolicy>> {
         let p = self.filter_policy.clone()?;
-        Some(if self.internal_keys {
+        Some(if self.internal_keys() {
             Arc::new(InternalFilterPolicy::new(p))
         } else {
             p
@@ -152,11 +160,12 @@ impl Options {
     }
 }
 
-/// Whether a table's keys are plain keys or a database's internal keys.
+/// Whether a table's keys are plain keys or a database's internal keys (for writing,
+/// [`Options::keys`]; for reading, [`OpenOptions::keys`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KeyFormat {
     /// Decide when opening: internal if every index key and every key of the first data
-    /// block is at least 8 bytes with a type byte of 0 or 1.
+    /// block is at least 8 bytes with a type byte of 0 or 1. A writer writes plain keys.
     #[default]
     Auto,
     /// Keys are stored as given.
@@ -165,10 +174,11 @@ pub enum KeyFormat {
     Internal,
 }
 
-/// How a table is opened.
+/// How a table is opened ([`TableReader::open`](crate::TableReader::open)), and how a
+/// database opens its tables (`DbOptions::table` in `db::reader`).
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct ReaderOptions {
+pub struct OpenOptions {
     /// The user key order (bytewise). For internal keys it is wrapped in
     /// [`InternalKeyComparator`].
     pub comparator: Arc<dyn Comparator>,
@@ -192,9 +202,9 @@ pub struct ReaderOptions {
     pub compression_profile: CompressionProfile,
 }
 
-impl Default for ReaderOptions {
+impl Default for OpenOptions {
     fn default() -> Self {
-        ReaderOptions {
+        OpenOptions {
             comparator: Arc::new(BytewiseComparator),
             keys: KeyFormat::Auto,
             use_filter: true,
@@ -206,10 +216,10 @@ impl Default for ReaderOptions {
     }
 }
 
-impl std::fmt::Debug for ReaderOptions {
+impl std::fmt::Debug for OpenOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let policies: Vec<&str> = self.filter_policies.iter().map(|p| p.name()).collect();
-        f.debug_struct("ReaderOptions")
+        f.debug_struct("OpenOptions")
             .field("comparator", &self.comparator.name())
             .field("keys", &self.keys)
             .field("use_filter", &self.use_filter)
@@ -221,7 +231,7 @@ impl std::fmt::Debug for ReaderOptions {
     }
 }
 
-impl ReaderOptions {
+impl OpenOptions {
     /// Sets [`comparator`](Self::comparator).
     pub fn comparator(mut self, c: Arc<dyn Comparator>) -> Self {
         self.comparator = c;
@@ -265,8 +275,8 @@ impl ReaderOptions {
     }
 }
 
-/// How one read is made (LevelDB's `ReadOptions`; checksums are a reader's option,
-/// [`ReaderOptions::verify_checksums`]).
+/// How one read is made (LevelDB's `ReadOptions`), given to each `get`, `iter` and
+/// `range`; checksums are an option of opening, [`OpenOptions::verify_checksums`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadOptions {

@@ -24,6 +24,7 @@ use crate::block::builder::BlockBuilder;
 use crate::block::stored::{ReadBlockOptions, StoredBlock};
 use crate::block::Block;
 use crate::compress::CompressionProfile;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::block::FilterBlockBuilder;
 use crate::filter::FilterPolicy;
@@ -61,8 +62,9 @@ pub fn refilter<R: RandomAccess, W: Write>(
     refilter_with(table, policy, out, RefilterOptions::default())
 }
 
-/// How [`refilter_with`] divides the work.
+/// How [`refilter_with`] divides the work; set with setters named as the fields.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct RefilterOptions {
     /// Helper threads that check and decompress blocks (0: all on the calling thread; at
     /// most four are used). Default: one fewer than the machine has cores.
@@ -81,6 +83,20 @@ impl Default for RefilterOptions {
                 .min(MAX_WORKERS),
             run_blocks: CHUNK,
         }
+    }
+}
+
+impl RefilterOptions {
+    /// Sets [`threads`](Self::threads).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Sets [`run_blocks`](Self::run_blocks).
+    pub fn run_blocks(mut self, run_blocks: usize) -> Self {
+        self.run_blocks = run_blocks;
+        self
     }
 }
 
@@ -117,11 +133,13 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
             handle: table.footer().index,
         })?;
         if handle.offset != at {
-            return Err(Error::InvalidArgument(format!(
-                "data block at offset {} does not follow the previous one (ends at {at}); \
-                 such a table is not refiltered",
-                handle.offset
-            )));
+            return Err(Error::Unsupported {
+                reason: format!(
+                    "data block at offset {} does not follow the previous one (ends at {at}); \
+                     such a table is not refiltered",
+                    handle.offset
+                ),
+            });
         }
         // Every block must lie inside the file before the footer (a read is never asked
         // for more than the file holds).
@@ -130,9 +148,7 @@ pub fn refilter_with<R: RandomAccess, W: Write>(
         handles.push(handle);
         idx.next();
     }
-    if let Some(e) = idx.take_error() {
-        return Err(e);
-    }
+    idx.status()?;
     let profile = table.compression_profile();
     let mut at = 0u64;
     // Each block is read once, in runs of `chunk` blocks: the stored bytes are written out as
@@ -359,7 +375,9 @@ where
             to.push(job_tx);
             from.push(done_rx);
         }
-        let stopped = || Error::InvalidArgument("a refilter helper thread stopped".into());
+        let stopped = || Error::ThreadFailed {
+            task: "checking and decompressing data blocks for refilter",
+        };
         let window = workers * IN_FLIGHT;
         let mut spare: Vec<ChunkKeys> = Vec::new();
         let mut sent = 0;

@@ -34,7 +34,7 @@ fn child_build_under_file_size_limit() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["table.ldb"]);
-        let t = TableReader::open_path(&target).unwrap();
+        let t = TableReader::open_path(&target, Default::default()).unwrap();
         assert_eq!(
             t.get(b"key00001999", &Default::default())
                 .map(|l| l.into_value())
@@ -76,6 +76,11 @@ fn a_build_failing_with_an_io_error_leaves_nothing_at_the_target() {
             stdout.contains("CHILD-RESULT err") && stdout.contains("File too large"),
             "the child must fail with EFBIG: {stdout} {}",
             String::from_utf8_lossy(&out.stderr)
+        );
+        // The error names the file being written.
+        assert!(
+            stdout.contains(&format!("CHILD-RESULT err {}: ", target.display())),
+            "{stdout}"
         );
         // The target is untouched: absent, or the previous complete table.
         assert_eq!(std::fs::read(&target).ok(), before);

@@ -10,8 +10,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression, Options,
-    ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    raw::CountingReader, table::CachePolicy, table::KeyFormat, BlockCache, Compression,
+    OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 
 /// Entries per data block (block size 4096: a block closes once it reaches 4096 bytes).
@@ -56,7 +56,7 @@ fn table(
     }
     b.finish().unwrap();
     let cache = Arc::new(BlockCache::with_policy(cache_blocks * 4096, policy).record_links(links));
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(cache.clone()));
     let file = CountingReader::new(File::open(&path).unwrap());
@@ -143,7 +143,7 @@ fn values_stay_right_through_eviction_and_buffer_reuse_with(config: (CachePolicy
             get(&t, (j * step + pass) % n, &mut buf);
             assert!(cache.charge() <= cache.capacity());
         }
-        let entries = t.iter(&ReadOptions::default()).entries_from_start();
+        let entries = t.iter(&ReadOptions::default()).into_iter();
         for (i, kv) in entries.enumerate() {
             let (k, v) = kv.unwrap();
             assert_eq!((k, v), (key(i), value(i)));
@@ -188,7 +188,7 @@ fn threads_sharing_a_table_and_a_small_cache_read_right_with(config: (CachePolic
                     if round % 1000 == thread {
                         let scanned = t
                             .iter(&ReadOptions::default())
-                            .entries_from_start()
+                            .into_iter()
                             .map(|kv| kv.unwrap())
                             .enumerate()
                             .all(|(i, (k, v))| k == key(i) && v == value(i));

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use leveldb_table::raw::format::block_trailer;
 use leveldb_table::raw::hash::hash_signed_tail;
 use leveldb_table::raw::{Block, BlockBuilder};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::DecompressError, raw::format::BlockHandle, raw::CountingReader, table::FilterStatus,
-    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy, Options,
-    ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, BytewiseComparator, Compression, Error, FilterPolicy,
+    OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 
 fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
@@ -23,8 +24,8 @@ fn table_bytes(n: u32, opts: &Options) -> Vec<u8> {
     b.finish().unwrap().0
 }
 
-fn plain() -> ReaderOptions {
-    ReaderOptions::default().keys(KeyFormat::Plain)
+fn plain() -> OpenOptions {
+    OpenOptions::default().keys(KeyFormat::Plain)
 }
 
 /// Flips one byte inside the value of the first entry of the data block at `h`.
@@ -87,10 +88,7 @@ fn cursors_stop_at_a_bad_block_instead_of_skipping_it() {
         n > 0 && n < 1000,
         "stopped at the bad block after {n} entries"
     );
-    let results: Vec<_> = t
-        .iter(&ReadOptions::default())
-        .entries_from_start()
-        .collect();
+    let results: Vec<_> = t.iter(&ReadOptions::default()).into_iter().collect();
     assert!(
         matches!(results.last().unwrap(), Err(Error::ChecksumMismatch { .. })),
         "the entries end with the block's checksum error"
@@ -250,7 +248,7 @@ fn a_restart_point_past_the_entries_is_corruption() {
     let mut it = block.iter(&BytewiseComparator);
     it.seek_to_last();
     assert!(!it.valid());
-    assert!(it.error().is_some(), "LevelDB would just end the iteration");
+    assert!(it.status().is_err(), "LevelDB would just end the iteration");
 }
 
 #[test]
@@ -353,7 +351,7 @@ impl leveldb_table::Comparator for IgnoreTrailingSpaces {
 #[test]
 fn keys_equal_under_other_bytes_are_found_past_the_filter() {
     for identical in [false, true] {
-        let mut o = Options::default().bloom(10).internal_keys(true);
+        let mut o = Options::default().bloom(10).keys(KeyFormat::Internal);
         o.comparator = Arc::new(IgnoreTrailingSpaces { identical });
         let mut b = TableBuilder::new(Vec::new(), &o).unwrap();
         for (i, k) in [&b"apple"[..], b"banana", b"cherry"].iter().enumerate() {
@@ -365,7 +363,7 @@ fn keys_equal_under_other_bytes_are_found_past_the_filter() {
             b.add(&ik, b"v").unwrap();
         }
         let bytes = b.finish().unwrap().0;
-        let mut r = ReaderOptions::default().keys(KeyFormat::Internal);
+        let mut r = OpenOptions::default().keys(KeyFormat::Internal);
         r.comparator = Arc::new(IgnoreTrailingSpaces { identical });
         let t = TableReader::open(bytes, r).unwrap();
         let read = ReadOptions::default();

@@ -4,20 +4,22 @@
 
 mod common;
 
+use leveldb_table::table::KeyFormat;
 use std::fs::File;
 use std::sync::Arc;
 
 use common::*;
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
 use leveldb_table::raw::{Block, FilterBlockBuilder};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, filter::BloomFilterPolicy, raw::CountingReader, table::FilterStatus,
-    BytewiseComparator, Compression, FilterPolicy, Lookup, Options, ReadOptions, ReaderOptions,
+    BytewiseComparator, Compression, FilterPolicy, Lookup, OpenOptions, Options, ReadOptions,
     TableBuilder, TableReader,
 };
 
 fn open(path: &std::path::Path) -> TableReader<File> {
-    TableReader::open(File::open(path).unwrap(), ReaderOptions::default())
+    TableReader::open(File::open(path).unwrap(), OpenOptions::default())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -233,7 +235,7 @@ fn uncompressed_leveldb_table_is_rewritten_byte_for_byte() {
         .block_size(1024)
         .block_restart_interval(4)
         .bloom(10)
-        .internal_keys(true);
+        .keys(KeyFormat::Internal);
     let ours = build_from_entries(&t.entries, &opts);
     let theirs = std::fs::read(&t.path).unwrap();
     assert_eq!(ours.len(), theirs.len());
@@ -252,8 +254,8 @@ fn snappy_tables_rebuild_to_the_same_blocks() {
             opts = opts.bloom(bits as usize);
         }
         let ours = TableReader::open(
-            build_from_entries(&t.entries, &opts.internal_keys(true)),
-            ReaderOptions::default(),
+            build_from_entries(&t.entries, &opts.keys(KeyFormat::Internal)),
+            OpenOptions::default(),
         )
         .unwrap();
         let theirs = open(&t.path);
@@ -280,7 +282,7 @@ fn the_filter_is_consulted_before_any_data_block_read() {
     let case = load_case("nocompress_bloom");
     let t = &case.tables[0];
     let bytes = std::fs::read(&t.path).unwrap();
-    let table = TableReader::open(CountingReader::new(bytes), ReaderOptions::default()).unwrap();
+    let table = TableReader::open(CountingReader::new(bytes), OpenOptions::default()).unwrap();
     let src = table.source();
     // Absent keys: near misses of present keys and unrelated strings.
     let mut absent = Vec::new();
@@ -343,7 +345,7 @@ fn approximate_offset_of_plain_matches_leveldb_bounds() {
     for (k, v) in &entries {
         b.add(k, v).unwrap();
     }
-    let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(b.finish().unwrap().0, OpenOptions::default()).unwrap();
     let within = |k: &[u8], lo: u64, hi: u64| {
         let o = t.approximate_offset_of(k);
         assert!(
@@ -374,12 +376,12 @@ fn zero_restart_points_in_block() {
     assert!(!it.valid());
     it.seek(b"foo");
     assert!(!it.valid());
-    assert!(it.error().is_none());
+    assert!(it.status().is_ok());
 }
 
 #[test]
 fn snapshots_see_older_versions() {
-    let opts = Options::default().bloom(10).internal_keys(true);
+    let opts = Options::default().bloom(10).keys(KeyFormat::Internal);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (seq, kind, v) in [
         (9u64, ValueType::Value, "v9"),
@@ -389,7 +391,7 @@ fn snapshots_see_older_versions() {
         b.add(&internal_key(b"key", seq, kind), v.as_bytes())
             .unwrap();
     }
-    let t = TableReader::open(b.finish().unwrap().0, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(b.finish().unwrap().0, OpenOptions::default()).unwrap();
     let ro = ReadOptions::default();
     let found = |v: &str, s| Lookup::Found {
         value: v.as_bytes().to_vec(),
@@ -423,18 +425,18 @@ fn memory_mapped_tables_read_the_same_as_files() {
         let gets = case.gets();
         for t in &case.tables {
             let file = open(&t.path);
-            let ro = ReaderOptions::default()
+            let ro = OpenOptions::default()
                 .block_cache(Some(Arc::new(leveldb_table::BlockCache::new(1 << 20))));
             // SAFETY: the corpus files are read-only fixtures nothing writes during the test.
             let mapped = unsafe { TableReader::open_mmap(&t.path, ro) }.unwrap();
             let a: Vec<_> = file
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(Result::unwrap)
                 .collect();
             let b: Vec<_> = mapped
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(Result::unwrap)
                 .collect();
             assert_eq!(a.len(), t.entries.len(), "{name}");

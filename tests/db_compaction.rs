@@ -12,14 +12,12 @@ use leveldb_table::db::files::BatchRecord;
 use leveldb_table::db::files::LogWriter;
 use leveldb_table::db::files::VersionEdit;
 use leveldb_table::{db::engine::write_compaction_output, db::engine::CompactionOptions};
-use leveldb_table::{
-    db::engine::Cursor, db::engine::MemCursor, db::engine::TableCursor, db::engine::TableFile,
-};
+use leveldb_table::{db::engine::DbIter, db::engine::MergingCursor};
+use leveldb_table::{db::engine::MemCursor, db::engine::TableFile, Cursor};
 use leveldb_table::{db::engine::MemTable, db::engine::Origin};
-use leveldb_table::{db::engine::MergingCursor, db::engine::ViewCursor};
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, table::KeyFormat,
-    BytewiseComparator, Options, ReaderOptions, TableReader,
+    BytewiseComparator, OpenOptions, Options, ReadOptions, TableReader,
 };
 
 struct Write {
@@ -58,14 +56,14 @@ fn model(ws: &[Write], snapshot: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     m.into_iter().collect()
 }
 
-fn view(mut v: ViewCursor<'_>) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn view(mut v: DbIter<'_>) -> Vec<(Vec<u8>, Vec<u8>)> {
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
         out.push((v.key().to_vec(), v.value().to_vec()));
         v.next();
     }
-    assert!(v.error().is_none());
+    assert!(v.status().is_ok());
     out
 }
 
@@ -108,13 +106,12 @@ fn compact(
         .collect();
     let mut merged = MergingCursor::new(children, icmp);
     merged.seek_to_first();
-    let opts = CompactionOptions {
-        table: Options::default().bloom(10),
-        target_file_size: 2048,
-        smallest_snapshot,
-        bottommost: true,
-        level: 1,
-    };
+    let opts = CompactionOptions::default()
+        .table(Options::default().bloom(10))
+        .target_file_size(2048)
+        .smallest_snapshot(smallest_snapshot)
+        .bottommost(true)
+        .level(1);
     let mut n = 10;
     let stats = write_compaction_output(&mut merged, dir, &opts, || {
         n += 1;
@@ -134,7 +131,7 @@ fn open_all(
         .map(|f| {
             let src: TableFile =
                 Box::new(std::fs::File::open(dir.join(format!("{:06}.ldb", f.number))).unwrap());
-            TableReader::open(src, ReaderOptions::default().keys(KeyFormat::Internal)).unwrap()
+            TableReader::open(src, OpenOptions::default().keys(KeyFormat::Internal)).unwrap()
         })
         .collect()
 }
@@ -163,9 +160,9 @@ fn the_output_keeps_every_view_from_the_smallest_snapshot_on() {
         for snap in [s, (s + last) / 2, last] {
             let children: Vec<Box<dyn Cursor + '_>> = tables
                 .iter()
-                .map(|t| Box::new(TableCursor::new(t, Default::default())) as Box<dyn Cursor>)
+                .map(|t| Box::new(t.iter(&ReadOptions::default())) as Box<dyn Cursor>)
                 .collect();
-            let v = ViewCursor::new(MergingCursor::new(children, icmp.clone()), snap);
+            let v = DbIter::new(MergingCursor::new(children, icmp.clone()), snap);
             assert_eq!(
                 view(v),
                 model(&ws, snap),
@@ -175,7 +172,7 @@ fn the_output_keeps_every_view_from_the_smallest_snapshot_on() {
         // Something was dropped (older versions hidden from every reader), unless S is 0.
         let kept: u64 = tables
             .iter()
-            .map(|t| t.iter(&Default::default()).entries_from_start().count() as u64)
+            .map(|t| t.iter(&Default::default()).into_iter().count() as u64)
             .sum();
         if s > 0 {
             assert!(kept < last, "nothing dropped");

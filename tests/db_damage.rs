@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use leveldb_table::db::files::LogWriter;
 use leveldb_table::db::files::WriteBatch;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor;
 use leveldb_table::Error;
 
 fn copy_of(name: &str) -> tempfile::TempDir {
@@ -22,10 +23,7 @@ fn copy_of(name: &str) -> tempfile::TempDir {
 }
 
 fn salvage() -> DbOptions {
-    DbOptions {
-        salvage: true,
-        ..DbOptions::default()
-    }
+    DbOptions::default().salvage(true)
 }
 
 fn live_log(dir: &Path) -> PathBuf {
@@ -39,14 +37,14 @@ fn live_log(dir: &Path) -> PathBuf {
 }
 
 fn scan(db: &Db) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
+    let mut v = db.iter(&leveldb_table::ReadOptions::default());
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
         out.push((v.key().to_vec(), v.value().to_vec()));
         v.next();
     }
-    assert!(v.error().is_none());
+    assert!(v.status().is_ok());
     out
 }
 
@@ -178,12 +176,12 @@ fn a_damaged_table_block_is_an_error_naming_the_table() {
     bytes[100] ^= 0x08;
     std::fs::write(&t, &bytes).unwrap();
     let db = Db::open(d.path(), DbOptions::default()).unwrap();
-    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
+    let mut v = db.iter(&leveldb_table::ReadOptions::default());
     v.seek_to_first();
     while v.valid() {
         v.next();
     }
-    let e = v.error().expect("the scan stops at the damaged block");
+    let e = v.status().expect_err("the scan stops at the damaged block");
     assert!(
         e.to_string()
             .starts_with("000005.ldb: block checksum mismatch"),

@@ -1,4 +1,4 @@
-//! Every record located to its byte: for each record `db::records` lists (directories written
+//! Every record located to its byte: for each record `db::reader::records` lists (directories written
 //! by C++ LevelDB and goleveldb, and damaged copies read under salvage), the bytes
 //! at the reported position are read back here, decoded by this test's own code, and must
 //! encode that record: a table entry (block at `block_offset`, entry at `offset_in_block` of
@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::{records, Location};
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{records, Location};
+use leveldb_table::db::reader::{Db, DbOptions};
 
 #[path = "common/locate.rs"]
 mod locate;
@@ -59,10 +59,7 @@ fn records_salvaged_from_damaged_files_are_located_too() {
     bytes[50] ^= 0x10;
     std::fs::write(&t, &bytes).unwrap();
     std::fs::remove_file(d.path().join("MANIFEST-000002")).unwrap();
-    let opts = DbOptions {
-        salvage: true,
-        ..DbOptions::default()
-    };
+    let opts = DbOptions::default().salvage(true);
     let db = Db::open(d.path(), opts).unwrap();
     let all = records(&db).unwrap();
     assert!(all.iter().any(|r| r.file == "000005.ldb"));

@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor;
 use leveldb_table::ReadOptions;
 use serde_json::Value;
 
@@ -22,16 +23,14 @@ fn unhex(v: &Value) -> Vec<u8> {
 }
 
 fn scan(db: &Db, seq: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut v = db
-        .view(&leveldb_table::ReadOptions::default().snapshot(Some(seq)))
-        .unwrap();
+    let mut v = db.iter(&leveldb_table::ReadOptions::default().snapshot(Some(seq)));
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
         out.push((v.key().to_vec(), v.value().to_vec()));
         v.next();
     }
-    assert!(v.error().is_none(), "{:?}", v.error());
+    v.status().unwrap_or_else(|e| panic!("{e}"));
     out
 }
 

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
-use leveldb_table::db::records;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::records;
+use leveldb_table::db::reader::{Db, DbOptions};
+use leveldb_table::Cursor;
 
 type Snapshot = BTreeMap<String, (Vec<u8>, SystemTime, u32)>;
 
@@ -83,14 +84,14 @@ fn a_directory_leveldb_holds_is_read_without_a_byte_changed() {
     let before = snapshot(&dir);
     // Read everything: open, every get, the whole view, every record of every file.
     let db = Db::open(&dir, DbOptions::default()).unwrap();
-    let mut view = db.view(&leveldb_table::ReadOptions::default()).unwrap();
+    let mut view = db.iter(&leveldb_table::ReadOptions::default());
     view.seek_to_first();
     let mut keys = Vec::new();
     while view.valid() {
         keys.push(view.key().to_vec());
         view.next();
     }
-    assert!(view.error().is_none());
+    assert!(view.status().is_ok());
     assert!(keys.len() > 500);
     for k in &keys {
         assert!(db.get(k, &Default::default()).unwrap().is_found());

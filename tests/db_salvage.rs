@@ -7,16 +7,18 @@
 //! The first tests are the bug reports (a directory without CURRENT and MANIFEST; a
 //! damaged table block).
 
+use leveldb_table::table::KeyFormat;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::{records, Db, DbOptions, OrderSource};
+use leveldb_table::db::reader::{records, Db, DbOptions, OrderSource};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{BytewiseComparator, Error};
 use proptest::prelude::*;
 
 #[path = "common/salvage_agree.rs"]
 mod salvage_agree;
+use leveldb_table::Cursor;
 use salvage_agree::{apply, check_agreement, harm, remove, view};
 
 fn source(name: &str) -> PathBuf {
@@ -34,11 +36,9 @@ fn copy_of(name: &str) -> tempfile::TempDir {
 
 /// Salvage or not; bytewise as the order given, or none.
 fn opts(salvage: bool, bytewise: bool) -> DbOptions {
-    DbOptions {
-        salvage,
-        order: bytewise.then(|| Arc::new(BytewiseComparator) as Arc<_>),
-        ..DbOptions::default()
-    }
+    DbOptions::default()
+        .salvage(salvage)
+        .order(bytewise.then(|| Arc::new(BytewiseComparator) as Arc<_>))
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn keys_in_no_known_order_are_refused_with_where_each_order_breaks() {
     let d = copy_of("basic");
     remove(d.path(), |n| n == "CURRENT" || n.starts_with("MANIFEST"));
     // One more table, written by our builder in descending key order.
-    let mut o = leveldb_table::Options::default().internal_keys(true);
+    let mut o = leveldb_table::Options::default().keys(KeyFormat::Internal);
     o.comparator = Arc::new(Reverse);
     let f = std::fs::File::create(d.path().join("000099.ldb")).unwrap();
     let mut b = leveldb_table::TableBuilder::new(f, &o).unwrap();
@@ -131,22 +131,18 @@ fn keys_in_no_known_order_are_refused_with_where_each_order_breaks() {
         "{msg}"
     );
     // Given the order it is in, it opens (a comparator the caller supplies).
-    let given = DbOptions {
-        salvage: true,
-        order: Some(Arc::new(Reverse)),
-        ..DbOptions::default()
-    };
+    let given = DbOptions::default()
+        .salvage(true)
+        .order(Some(Arc::new(Reverse)));
     let e = Db::open(d.path(), given).err().unwrap();
     assert!(
         e.to_string().contains("not in the test.Reverse order"),
         "the other tables are not in that order: {e}"
     );
     remove(d.path(), |n| n != "000099.ldb");
-    let given = DbOptions {
-        salvage: true,
-        order: Some(Arc::new(Reverse)),
-        ..DbOptions::default()
-    };
+    let given = DbOptions::default()
+        .salvage(true)
+        .order(Some(Arc::new(Reverse)));
     let db = Db::open(d.path(), given).unwrap();
     assert_eq!(db.comparator_name(), "test.Reverse");
     assert_eq!(check_agreement(&db).len(), 3);
@@ -201,12 +197,12 @@ fn a_table_that_does_not_open_is_read_from_the_blocks_its_checksums_find() {
     std::fs::write(&t, &bytes[..bytes.len() / 2]).unwrap();
     // Strict: a scan stops at the table, with an error naming it.
     let strict = Db::open(d.path(), opts(false, false)).unwrap();
-    let mut v = strict.view(&leveldb_table::ReadOptions::default()).unwrap();
+    let mut v = strict.iter(&leveldb_table::ReadOptions::default());
     v.seek_to_first();
     while v.valid() {
         v.next();
     }
-    let e = v.error().expect("the scan stops at the table");
+    let e = v.status().expect_err("the scan stops at the table");
     assert!(e.to_string().starts_with("000005.ldb: "), "{e}");
     let db = Db::open(d.path(), opts(true, false)).unwrap();
     let live = check_agreement(&db);

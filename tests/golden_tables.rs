@@ -2,8 +2,9 @@
 //! LevelDB HEAD with compression off), byte for byte, and read back.
 
 use leveldb_table::raw::internal_key::{internal_key, ValueType};
+use leveldb_table::Cursor;
 use leveldb_table::{
-    table::KeyFormat, Compression, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder,
+    table::KeyFormat, Compression, Lookup, OpenOptions, Options, ReadOptions, TableBuilder,
     TableReader,
 };
 
@@ -38,7 +39,7 @@ fn apple_banana_table_is_byte_exact() {
     let got = build(&opts, &[(b"apple", b"red"), (b"banana", b"yellow")]);
     assert_eq!(hex::encode(&got), hex::encode(&expected));
 
-    let t = TableReader::open(got, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(got, OpenOptions::default()).unwrap();
     assert!(!t.is_internal());
     assert_eq!(t.footer().metaindex.offset, 62);
     assert_eq!(t.footer().index.offset, 114);
@@ -81,7 +82,7 @@ fn empty_table_without_filter_is_74_bytes() {
     expected.resize(74 - 8, 0);
     expected.extend_from_slice(&unhex("57fb808b247547db"));
     assert_eq!(hex::encode(&got), hex::encode(&expected));
-    let t = TableReader::open(got, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(got, OpenOptions::default()).unwrap();
     let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     assert!(!it.valid());
@@ -105,7 +106,7 @@ fn empty_table_with_bloom_is_123_bytes() {
     assert_eq!(&got[..10], &unhex("000000000b 008ae8dad1")[..]);
     let footer = &got[123 - 48..];
     assert_eq!(&footer[..4], &unhex("0a2f3e08")[..]);
-    let t = TableReader::open(got, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(got, OpenOptions::default()).unwrap();
     assert_eq!(t.filter_handle().map(|h| (h.offset, h.size)), Some((0, 5)));
     assert_eq!(
         t.get(b"x", &Default::default())
@@ -143,14 +144,14 @@ fn database_table_is_byte_exact() {
     let opts = Options::default()
         .compression(Compression::None)
         .bloom(10)
-        .internal_keys(true);
+        .keys(KeyFormat::Internal);
     let k1_del = internal_key(b"k1", 3, ValueType::Deletion);
     let k1 = internal_key(b"k1", 1, ValueType::Value);
     let k2 = internal_key(b"k2", 2, ValueType::Value);
     let got = build(&opts, &[(&k1_del, b""), (&k1, b"v1"), (&k2, b"v2")]);
     assert_eq!(hex::encode(&got), hex::encode(&expected));
 
-    let t = TableReader::open(got.clone(), ReaderOptions::default()).unwrap();
+    let t = TableReader::open(got.clone(), OpenOptions::default()).unwrap();
     assert!(t.is_internal(), "database keys are detected");
     let ro = ReadOptions::default();
     assert_eq!(t.get(b"k1", &ro).unwrap(), Lookup::Deleted { sequence: 3 });
@@ -187,11 +188,11 @@ fn database_table_is_byte_exact() {
     );
 
     // Read as plain keys, the stored keys come back untouched.
-    let plain = TableReader::open(got, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
+    let plain = TableReader::open(got, OpenOptions::default().keys(KeyFormat::Plain)).unwrap();
     let keys: Vec<Vec<u8>> = {
         let mut it = plain.iter(&ro);
         it.seek_to_first();
-        it.entries().map(|e| e.unwrap().0).collect()
+        it.into_iter().map(|e| e.unwrap().0).collect()
     };
     assert_eq!(keys, vec![k1_del, k1, k2]);
 }

@@ -3,6 +3,7 @@
 //! checks, iterates forward and backward, seeks and looks up (through the filter) every key,
 //! and compares with what we wrote. If the program cannot be built, the test fails.
 
+use leveldb_table::table::KeyFormat;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -187,7 +188,7 @@ fn leveldb_reads_database_tables_with_internal_keys() {
             opts: Options::default()
                 .compression(compression)
                 .bloom(10)
-                .internal_keys(true),
+                .keys(KeyFormat::Internal),
             bloom: Some(10),
             internal: true,
             entries: es.clone(),
@@ -206,7 +207,7 @@ fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
         let expected = dir.path().join("e.jsonl");
         let mut opts = Options::default().local_bloom(9.5);
         if internal {
-            opts = opts.internal_keys(true);
+            opts = opts.keys(KeyFormat::Internal);
         }
         let mut b = TableBuilder::new(std::fs::File::create(&table).unwrap(), &opts).unwrap();
         let mut e = std::io::BufWriter::new(std::fs::File::create(&expected).unwrap());
@@ -251,7 +252,7 @@ fn leveldb_reads_tables_with_the_cache_local_filter_unfiltered() {
         // Unfiltered: every absent in-range probe went to a data block.
         assert_eq!(v["filter_passed"], v["filter_baseline"], "{v}");
         // And our reader uses the filter: most absent keys never reach a block.
-        let t = leveldb_table::TableReader::open_path(&table).unwrap();
+        let t = leveldb_table::TableReader::open_path(&table, Default::default()).unwrap();
         assert!(matches!(
             t.filter_status(),
             leveldb_table::table::FilterStatus::Used
@@ -288,7 +289,7 @@ fn leveldb_reads_refiltered_tables() {
     b.finish().unwrap();
     e.flush().unwrap();
     drop(e);
-    let table = TableReader::open_path(&src).unwrap();
+    let table = TableReader::open_path(&src, Default::default()).unwrap();
     for (name, policy, bloom_arg) in [
         (
             "bloom16",

@@ -11,8 +11,8 @@ use std::fs::File;
 use std::sync::Arc;
 
 use leveldb_table::{
-    raw::CountingReader, table::KeyFormat, BlockCache, Compression, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    raw::CountingReader, table::KeyFormat, BlockCache, Compression, OpenOptions, Options,
+    ReadOptions, TableBuilder, TableReader,
 };
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -35,7 +35,7 @@ fn open(
         b.add(k, v).unwrap();
     }
     b.finish().unwrap();
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(Arc::new(BlockCache::new(cache_bytes))));
     TableReader::open(CountingReader::new(File::open(&path).unwrap()), ro).unwrap()
@@ -182,7 +182,7 @@ fn lookup_records_answer_as_the_filter_block_for_damaged_offsets() {
     }
     let good = b.finish().unwrap().0;
     let ro = || {
-        ReaderOptions::default()
+        OpenOptions::default()
             .keys(KeyFormat::Plain)
             .block_cache(Some(Arc::new(BlockCache::new(1 << 20))))
     };
@@ -268,7 +268,7 @@ fn database_tables_answer_every_snapshot() {
         .block_size(4096)
         .compression(Compression::Snappy)
         .bloom(10)
-        .internal_keys(true);
+        .keys(KeyFormat::Internal);
     let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
     for (user, seq, deleted, v) in &versions {
         let vt = if *deleted {
@@ -281,7 +281,7 @@ fn database_tables_answer_every_snapshot() {
     }
     let bytes = b.finish().unwrap().0;
     for cache in [64u64 << 20, 16 << 10] {
-        let ro = ReaderOptions::default()
+        let ro = OpenOptions::default()
             .keys(KeyFormat::Internal)
             .block_cache(Some(Arc::new(BlockCache::new(cache))));
         let t = TableReader::open(bytes.clone(), ro).unwrap();
@@ -358,7 +358,7 @@ fn blocks_with_many_restart_points_use_sampled_hints() {
         }
         b.finish().unwrap();
         for cache in [64u64 << 20, 12 << 10] {
-            let ro = ReaderOptions::default()
+            let ro = OpenOptions::default()
                 .keys(KeyFormat::Plain)
                 .block_cache(Some(Arc::new(BlockCache::new(cache))));
             let t = TableReader::open(CountingReader::new(File::open(&path).unwrap()), ro).unwrap();

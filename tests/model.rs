@@ -1,88 +1,18 @@
 //! Model tests: random data through blocks and tables, compared with a `BTreeMap`, with one
-//! shared checker of the cursor contract (forward, backward, seek, get).
+//! checker of the cursor contract (`Cursor`: forward, backward, seek, get) for both, and the
+//! table's std iterator and ranges.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::Arc;
 
-use leveldb_table::raw::{Block, BlockBuilder, BlockIter};
+use leveldb_table::raw::{Block, BlockBuilder};
+use leveldb_table::Cursor;
 use leveldb_table::{
-    table::KeyFormat, table::TableIter, BlockCache, BytewiseComparator, Compression, Options,
-    ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, BytewiseComparator, Compression, OpenOptions, Options,
+    ReadOptions, TableBuilder, TableReader,
 };
 use proptest::prelude::*;
-
-/// The cursor operations both block and table cursors offer.
-trait Cursor {
-    fn seek_to_first(&mut self);
-    fn seek_to_last(&mut self);
-    fn seek(&mut self, k: &[u8]);
-    fn next(&mut self);
-    fn prev(&mut self);
-    fn valid(&self) -> bool;
-    fn key(&self) -> &[u8];
-    fn value(&self) -> &[u8];
-    fn ok(&self) -> bool;
-}
-
-impl Cursor for BlockIter<'_> {
-    fn seek_to_first(&mut self) {
-        BlockIter::seek_to_first(self)
-    }
-    fn seek_to_last(&mut self) {
-        BlockIter::seek_to_last(self)
-    }
-    fn seek(&mut self, k: &[u8]) {
-        BlockIter::seek(self, k)
-    }
-    fn next(&mut self) {
-        BlockIter::next(self)
-    }
-    fn prev(&mut self) {
-        BlockIter::prev(self)
-    }
-    fn valid(&self) -> bool {
-        BlockIter::valid(self)
-    }
-    fn key(&self) -> &[u8] {
-        BlockIter::key(self)
-    }
-    fn value(&self) -> &[u8] {
-        BlockIter::value(self)
-    }
-    fn ok(&self) -> bool {
-        self.error().is_none()
-    }
-}
-
-impl<R: leveldb_table::RandomAccess> Cursor for TableIter<'_, R> {
-    fn seek_to_first(&mut self) {
-        TableIter::seek_to_first(self)
-    }
-    fn seek_to_last(&mut self) {
-        TableIter::seek_to_last(self)
-    }
-    fn seek(&mut self, k: &[u8]) {
-        TableIter::seek(self, k)
-    }
-    fn next(&mut self) {
-        TableIter::next(self)
-    }
-    fn prev(&mut self) {
-        TableIter::prev(self)
-    }
-    fn valid(&self) -> bool {
-        TableIter::valid(self)
-    }
-    fn key(&self) -> &[u8] {
-        TableIter::key(self)
-    }
-    fn value(&self) -> &[u8] {
-        TableIter::value(self)
-    }
-    fn ok(&self) -> bool {
-        self.status().is_ok()
-    }
-}
 
 /// Checks a cursor against the model: full forward and backward walks, a seek to every key
 /// and to probes between keys, and next/prev after each seek.
@@ -93,14 +23,14 @@ fn check_cursor(c: &mut dyn Cursor, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: 
         assert_eq!((c.key(), c.value()), (&k[..], &v[..]));
         c.next();
     }
-    assert!(!c.valid() && c.ok());
+    assert!(!c.valid() && c.status().is_ok());
     c.seek_to_last();
     for (k, v) in model.iter().rev() {
         assert!(c.valid(), "backward walk ended early");
         assert_eq!((c.key(), c.value()), (&k[..], &v[..]));
         c.prev();
     }
-    assert!(!c.valid() && c.ok());
+    assert!(!c.valid() && c.status().is_ok());
     for target in model.keys().chain(probes) {
         c.seek(target);
         let mut expect = model.range(target.clone()..);
@@ -122,7 +52,7 @@ fn check_cursor(c: &mut dyn Cursor, model: &BTreeMap<Vec<u8>, Vec<u8>>, probes: 
             }
             None => assert!(!c.valid()),
         }
-        assert!(c.ok());
+        assert!(c.status().is_ok());
     }
 }
 
@@ -184,13 +114,29 @@ proptest! {
         }
         let (bytes, stats) = b.finish().unwrap();
         prop_assert_eq!(stats.entries, model.len() as u64);
-        let mut ro = ReaderOptions::default().keys(KeyFormat::Plain);
+        let mut ro = OpenOptions::default().keys(KeyFormat::Plain);
         if cached {
             ro = ro.block_cache(Some(Arc::new(BlockCache::new(1 << 16))));
         }
         let table = TableReader::open(bytes, ro).unwrap();
         let mut it = table.iter(&ReadOptions::default());
         check_cursor(&mut it, &model, &probes);
+        // As a std iterator from the first call (no seek), and in ranges between probes.
+        let all: Vec<_> = table.iter(&ReadOptions::default()).into_iter().map(Result::unwrap).collect();
+        prop_assert_eq!(all, model.clone().into_iter().collect::<Vec<_>>());
+        for a in &probes {
+            for b in &probes {
+                let (a, b) = (a.as_slice(), b.as_slice());
+                let inside = |k: &[u8]| a <= k && k < b;
+                let want: Vec<_> = model.iter().filter(|(k, _)| inside(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let got: Vec<_> = table.range(a..b, &ReadOptions::default()).map(Result::unwrap).collect();
+                prop_assert_eq!(got, want, "{:?}..{:?}", a, b);
+                let inside = |k: &[u8]| a < k && k <= b;
+                let want = model.keys().filter(|k| inside(k)).count();
+                let got = table.range::<&[u8]>((Bound::Excluded(a), Bound::Included(b)), &ReadOptions::default()).count();
+                prop_assert_eq!(got, want);
+            }
+        }
         for (k, v) in &model {
             prop_assert_eq!(table.get(k, &Default::default()).map(|l| l.into_value()).unwrap(), Some(v.clone()));
         }
@@ -228,7 +174,7 @@ proptest! {
             b.add(k, v).unwrap();
         }
         let bytes = bytes::Bytes::from(b.finish().unwrap().0);
-        let ro = ReaderOptions::default()
+        let ro = OpenOptions::default()
             .keys(KeyFormat::Plain)
             .block_cache(Some(Arc::new(BlockCache::new(1 << 20))));
         let table = TableReader::open(bytes, ro).unwrap();
@@ -292,7 +238,7 @@ proptest! {
         let mut c = a.clone();
         c.push(0);
         t.add(&c, b"3").unwrap();
-        let table = TableReader::open(t.finish().unwrap().0, ReaderOptions::default().keys(KeyFormat::Plain)).unwrap();
+        let table = TableReader::open(t.finish().unwrap().0, OpenOptions::default().keys(KeyFormat::Plain)).unwrap();
         prop_assert_eq!(table.get(&c, &Default::default()).map(|l| l.into_value()).unwrap(), Some(b"3".to_vec()));
     }
 }

@@ -1,11 +1,11 @@
-//! The key format and the filter policy are one validated choice: `internal_keys()` may come
+//! The key format and the filter policy are one validated choice: `keys(KeyFormat::Internal)` may come
 //! before or after `bloom(..)` (or twice) and the table is the same, with every key found
-//! through its filter. (Before, `.internal_keys(true).bloom(10)` built the filter over whole
+//! through its filter. (Before, `.keys(KeyFormat::Internal).bloom(10)` built the filter over whole
 //! internal keys and lookups by user key missed 995 of 1,000 keys.)
 
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    raw::internal_key::ValueType, table::KeyFormat, Lookup, Options, ReadOptions, ReaderOptions,
+    raw::internal_key::ValueType, table::KeyFormat, Lookup, OpenOptions, Options, ReadOptions,
     TableBuilder, TableReader,
 };
 
@@ -20,16 +20,16 @@ fn build(opts: &Options) -> Vec<u8> {
 
 #[test]
 fn internal_keys_and_bloom_in_either_order_give_the_same_table() {
-    let a = build(&Options::default().bloom(10).internal_keys(true));
-    let b = build(&Options::default().internal_keys(true).bloom(10));
+    let a = build(&Options::default().bloom(10).keys(KeyFormat::Internal));
+    let b = build(&Options::default().keys(KeyFormat::Internal).bloom(10));
     let c = build(
         &Options::default()
-            .internal_keys(true)
+            .keys(KeyFormat::Internal)
             .bloom(10)
-            .internal_keys(true),
+            .keys(KeyFormat::Internal),
     );
     assert!(a == b && b == c, "the same bytes whatever the order");
-    let t = TableReader::open(b, ReaderOptions::default().keys(KeyFormat::Internal)).unwrap();
+    let t = TableReader::open(b, OpenOptions::default().keys(KeyFormat::Internal)).unwrap();
     assert!(t.filter().is_some());
     let mut found = 0;
     for i in 0..1000u64 {

@@ -8,9 +8,10 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::RocksDbFormat, raw::CountingReader, table::FilterStatus, table::KeyFormat, Compression,
-    Error, Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    Error, Lookup, OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 
 fn fixture(dir: &str, name: &str) -> PathBuf {
@@ -19,7 +20,7 @@ fn fixture(dir: &str, name: &str) -> PathBuf {
 
 fn open_bytes(path: &Path) -> TableReader<CountingReader<Vec<u8>>> {
     let bytes = std::fs::read(path).unwrap();
-    TableReader::open(CountingReader::new(bytes), ReaderOptions::default())
+    TableReader::open(CountingReader::new(bytes), OpenOptions::default())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -140,7 +141,7 @@ fn goleveldb_filters_skip_the_blocks_of_misses() {
         let bytes = std::fs::read(&path).unwrap();
         let without = TableReader::open(
             CountingReader::new(bytes),
-            ReaderOptions::default().use_filter(false),
+            OpenOptions::default().use_filter(false),
         )
         .unwrap();
         // Near misses: every stored user key with a suffix.
@@ -201,19 +202,16 @@ fn leveldb_main_zstd_tables_read_exactly() {
     }
     // The profile that says id 2 is zlib cannot read them; `leveldb` can.
     let bytes = std::fs::read(fixture("leveldb_zstd", "zstd_plain.ldb")).unwrap();
-    let opts = ReaderOptions::default()
+    let opts = OpenOptions::default()
         .compression_profile(leveldb_table::table::CompressionProfile::LevelDb);
     let t = TableReader::open(bytes.clone(), opts).unwrap();
-    assert_eq!(
-        t.iter(&ReadOptions::default()).entries_from_start().count(),
-        2000
-    );
-    let opts = ReaderOptions::default()
+    assert_eq!(t.iter(&ReadOptions::default()).into_iter().count(), 2000);
+    let opts = OpenOptions::default()
         .compression_profile(leveldb_table::table::CompressionProfile::Mojang);
     let t = TableReader::open(bytes, opts).unwrap();
     assert!(t
         .iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .any(|e| e.is_err()));
 }
 
@@ -276,7 +274,7 @@ fn rocksdb_files_are_named_not_called_corrupt() {
     ];
     for (name, format, version) in cases {
         let bytes = std::fs::read(fixture("rocksdb", name)).unwrap();
-        match TableReader::open(bytes, ReaderOptions::default()) {
+        match TableReader::open(bytes, OpenOptions::default()) {
             Err(e @ Error::RocksDb { .. }) => {
                 let Error::RocksDb {
                     format: f,
@@ -306,7 +304,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
         for keys in [KeyFormat::Plain, KeyFormat::Internal] {
             let mut opts = Options::default().compression(compression).bloom(10);
             if keys == KeyFormat::Internal {
-                opts = opts.internal_keys(true);
+                opts = opts.keys(KeyFormat::Internal);
             }
             let mut b = TableBuilder::new(Vec::new(), &opts).unwrap();
             let mut expect = Vec::new();
@@ -320,7 +318,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
                 expect.push((k, v));
             }
             let (bytes, stats) = b.finish().unwrap();
-            let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+            let table = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
             assert_eq!(table.is_internal(), keys == KeyFormat::Internal);
             // Blocks really are stored with the codec's id.
             let (_, h) = &table.data_block_handles().unwrap()[0];
@@ -328,7 +326,7 @@ fn zstd_and_raw_deflate_tables_round_trip() {
             assert_eq!(stored, compression.id(), "{compression:?}");
             let got: Vec<_> = table
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(|e| e.unwrap())
                 .collect();
             assert_eq!(got, expect);

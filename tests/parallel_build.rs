@@ -3,7 +3,7 @@
 //! and blocks stored raw, explicit flushes, no filter, internal keys, empty tables).
 
 use leveldb_table::{
-    table::KeyFormat, Compression, Options, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, Compression, OpenOptions, Options, TableBuilder, TableReader,
 };
 
 /// Entry `i`: compressible values, with every seventh value noise (stored raw when a block
@@ -71,7 +71,7 @@ fn parallel_compression_writes_the_same_bytes() {
                 if n > 0 {
                     let t = TableReader::open(
                         bytes::Bytes::from(parallel),
-                        ReaderOptions::default().keys(KeyFormat::Plain),
+                        OpenOptions::default().keys(KeyFormat::Plain),
                     )
                     .unwrap();
                     let (k, v) = entry(n - 1, value_len);
@@ -89,7 +89,7 @@ fn parallel_compression_writes_the_same_bytes() {
 
 #[test]
 fn parallel_compression_of_internal_keys_writes_the_same_bytes() {
-    let opts = Options::default().bloom(10).internal_keys(true);
+    let opts = Options::default().bloom(10).keys(KeyFormat::Internal);
     let mut out = Vec::new();
     for parallel in [false, true] {
         let mut b =

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leveldb_table::refilter::refilter;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, table::FilterStatus, FilterPolicy,
-    ReadOptions, ReaderOptions, TableReader,
+    OpenOptions, ReadOptions, TableReader,
 };
 
 fn bits_of(case: &str) -> usize {
@@ -21,9 +21,9 @@ fn bits_of(case: &str) -> usize {
 }
 
 fn entries(bytes: Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    let t = TableReader::open(bytes, OpenOptions::default()).unwrap();
     t.iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
         .collect()
@@ -36,7 +36,7 @@ fn leveldb_tables_refiltered_with_their_own_policy_are_the_same_bytes() {
         let c = common::load_case(&case);
         for t in &c.tables {
             let bytes = std::fs::read(&t.path).unwrap();
-            let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+            let table = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
             let policy: Option<Arc<dyn FilterPolicy>> = match table.filter_status() {
                 FilterStatus::Absent => None,
                 _ => Some(Arc::new(BloomFilterPolicy::new(bits_of(&case)))),
@@ -62,7 +62,7 @@ fn other_policies_and_no_filter_read_the_same_entries() {
         let c = common::load_case(case);
         let bytes = std::fs::read(&c.tables[0].path).unwrap();
         let want = entries(bytes.clone());
-        let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+        let table = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
         for policy in [
             Some(Arc::new(CacheLocalBloomPolicy::new(10.0)) as Arc<dyn FilterPolicy>),
             Some(Arc::new(BloomFilterPolicy::new(16))),
@@ -80,7 +80,7 @@ fn other_policies_and_no_filter_read_the_same_entries() {
                 .unwrap();
             assert_eq!(out[..data_end as usize], bytes[..data_end as usize]);
             assert_eq!(entries(out.clone()), want, "{case} {name:?}");
-            let t2 = TableReader::open(out, ReaderOptions::default()).unwrap();
+            let t2 = TableReader::open(out, OpenOptions::default()).unwrap();
             match &name {
                 Some(_) => {
                     assert!(
@@ -105,7 +105,7 @@ fn a_damaged_table_is_refused_not_refiltered() {
     let c = common::load_case("small_snappy");
     let mut bytes = std::fs::read(&c.tables[0].path).unwrap();
     bytes[100] ^= 0x10;
-    let table = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    let table = TableReader::open(bytes, OpenOptions::default()).unwrap();
     let mut out = Vec::new();
     let e = refilter(&table, Some(Arc::new(BloomFilterPolicy::new(10))), &mut out).unwrap_err();
     assert!(e.to_string().contains("checksum"), "{e}");
@@ -133,7 +133,7 @@ fn big_table() -> Vec<u8> {
 fn helper_threads_change_nothing_in_the_output() {
     use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
     let bytes = big_table();
-    let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+    let table = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
     let blocks = table.data_block_handles().unwrap().len();
     assert!(
         blocks > 4 * 64,
@@ -149,19 +149,15 @@ fn helper_threads_change_nothing_in_the_output() {
             &table,
             policy.clone(),
             &mut one,
-            RefilterOptions {
-                threads: 0,
-                ..RefilterOptions::default()
-            },
+            RefilterOptions::default().threads(0),
         )
         .unwrap();
         for threads in [0, 1, 2, 4] {
             for run_blocks in [1, 3, 64, 1000] {
                 let mut out = Vec::new();
-                let opts = RefilterOptions {
-                    threads,
-                    run_blocks,
-                };
+                let opts = RefilterOptions::default()
+                    .threads(threads)
+                    .run_blocks(run_blocks);
                 let stats = refilter_with(&table, policy.clone(), &mut out, opts).unwrap();
                 assert_eq!(stats.data_blocks, blocks as u64);
                 assert!(out == one, "{threads} helpers, runs of {run_blocks}");
@@ -183,12 +179,12 @@ fn helper_threads_change_nothing_in_the_output() {
 fn a_damaged_block_deep_in_a_big_table_is_named() {
     use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
     let mut bytes = big_table();
-    let table = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+    let table = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
     let handles = table.data_block_handles().unwrap();
     // A block in the fifth run of 64, so the helpers have runs before and after it.
     let (_, h) = handles[4 * 64 + 10];
     bytes[h.offset as usize + 7] ^= 0x40;
-    let table = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+    let table = TableReader::open(bytes, OpenOptions::default()).unwrap();
     for threads in [0, 1, 2] {
         for policy in [
             Some(Arc::new(BloomFilterPolicy::new(10)) as Arc<dyn FilterPolicy>),
@@ -198,10 +194,7 @@ fn a_damaged_block_deep_in_a_big_table_is_named() {
                 &table,
                 policy,
                 &mut Vec::new(),
-                RefilterOptions {
-                    threads,
-                    ..RefilterOptions::default()
-                },
+                RefilterOptions::default().threads(threads),
             )
             .unwrap_err();
             match e {

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use leveldb_table::raw::coding;
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    raw::internal_key::ValueType, table::KeyFormat, BlockCache, Compression, Options, ReadOptions,
-    ReaderOptions, TableBuilder, TableReader,
+    raw::internal_key::ValueType, table::KeyFormat, BlockCache, Compression, OpenOptions, Options,
+    ReadOptions, TableBuilder, TableReader,
 };
 use robust_common::{exercise, modes, mutate, probe_keys, read_testdata, Part, Parts, Rng};
 
@@ -224,7 +224,7 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
                     .clone()
                     .compression(Compression::None)
                     .block_restart_interval(1)
-                    .internal_keys(true),
+                    .keys(KeyFormat::Internal),
                 200,
                 true,
             ),
@@ -291,7 +291,7 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
         let cache = Arc::new(BlockCache::new(64 << 20));
         let t = TableReader::open(
             &bytes[..],
-            ReaderOptions::default()
+            OpenOptions::default()
                 .keys(KeyFormat::Auto)
                 .block_cache(Some(cache)),
         )
@@ -336,7 +336,7 @@ fn allocation_is_bounded_and_warm_gets_allocate_nothing() {
     }
     let t = TableReader::open(
         bytes::Bytes::from(b.finish().unwrap().0),
-        ReaderOptions::default()
+        OpenOptions::default()
             .keys(KeyFormat::Plain)
             .block_cache(Some(Arc::new(BlockCache::new(64 << 20)))),
     )

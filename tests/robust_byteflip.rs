@@ -20,7 +20,8 @@ mod robust_common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use leveldb_table::{raw::format::Footer, BlockCache, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::Cursor;
+use leveldb_table::{raw::format::Footer, BlockCache, OpenOptions, ReadOptions, TableReader};
 use robust_common::read_testdata;
 
 const TABLE: &str = "cases/small_snappy/000005.ldb";
@@ -49,7 +50,7 @@ fn answers(t: &TableReader<&[u8]>, keys: &[Vec<u8>]) -> Result<Answers, String> 
     let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let scan = it
-        .entries()
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("scan: {e}"))?;
     let mut gets = Vec::new();
@@ -91,7 +92,7 @@ fn every_byte_flip_is_detected_except_the_unread_footer_padding() {
         "footer layout of the test table changed"
     );
 
-    let table = TableReader::open(&orig[..], ReaderOptions::default()).unwrap();
+    let table = TableReader::open(&orig[..], OpenOptions::default()).unwrap();
     assert!(table.verify().is_ok());
     let keys: Vec<Vec<u8>> = {
         let mut it = table.iter(&ReadOptions::default());
@@ -116,7 +117,7 @@ fn every_byte_flip_is_detected_except_the_unread_footer_padding() {
             buf[pos] ^= mask;
             let verdict = match TableReader::open(
                 &buf[..],
-                ReaderOptions::default().block_cache(Some(Arc::new(BlockCache::new(1 << 20)))),
+                OpenOptions::default().block_cache(Some(Arc::new(BlockCache::new(1 << 20)))),
             ) {
                 Err(_) => Verdict::OpenFailed,
                 Ok(t) => {

@@ -11,7 +11,8 @@ mod robust_common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
-use leveldb_table::{Lookup, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::Cursor;
+use leveldb_table::{Lookup, OpenOptions, ReadOptions, TableReader};
 use robust_common::{read_testdata, testdata};
 use serde_json::Value;
 
@@ -86,7 +87,7 @@ fn damaged_tables_give_the_listed_verdicts() {
         );
         let verdict = &meta["verdict"];
 
-        let opened = TableReader::open(&bytes[..], ReaderOptions::default());
+        let opened = TableReader::open(&bytes[..], OpenOptions::default());
         match verdict["open"].as_str().unwrap() {
             "error" => {
                 let e = opened
@@ -109,7 +110,7 @@ fn damaged_tables_give_the_listed_verdicts() {
         // Scan.
         let mut it = t.iter(&ReadOptions::default());
         it.seek_to_first();
-        let scanned: Result<Vec<_>, _> = it.entries().collect();
+        let scanned: Result<Vec<_>, _> = it.into_iter().collect();
         match verdict["scan"].as_str().unwrap() {
             "error" => {
                 let e = scanned
@@ -190,7 +191,7 @@ fn got_seq(l: &Lookup) -> Option<u64> {
 #[test]
 fn verify_reports_the_damaged_block_only() {
     let t = read_testdata("corrupt/data_block_bitflip_nocompress.ldb");
-    let r = TableReader::open(&t[..], ReaderOptions::default())
+    let r = TableReader::open(&t[..], OpenOptions::default())
         .unwrap()
         .verify();
     assert_eq!(r.problem_count, 1, "{:?}", r.problems);
@@ -202,7 +203,7 @@ fn verify_reports_the_damaged_block_only() {
     assert_eq!(r.problems[0].offset(), Some(0));
     // Bogus filter offsets are "may match" (as LevelDB's FilterBlockReader): nothing fails.
     let t = read_testdata("corrupt/filter_bogus_offsets.ldb");
-    let r = TableReader::open(&t[..], ReaderOptions::default())
+    let r = TableReader::open(&t[..], OpenOptions::default())
         .unwrap()
         .verify();
     assert!(r.is_ok(), "{:?}", r.problems);

@@ -15,9 +15,11 @@
 
 mod robust_common;
 
+use leveldb_table::table::KeyFormat;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use leveldb_table::raw::internal_key::internal_key;
+use leveldb_table::Cursor;
 use leveldb_table::{raw::internal_key::ValueType, Compression, Error, Options, TableBuilder};
 use robust_common::{exercise, modes, mutate, probe_keys, read_testdata, Mutant, Parts, Rng};
 
@@ -104,7 +106,11 @@ fn subjects() -> Vec<Subject> {
         (
             "built/internal-snappy-bloom-b512",
             built(
-                &base.clone().bloom(10).internal_keys(true).block_size(512),
+                &base
+                    .clone()
+                    .bloom(10)
+                    .keys(KeyFormat::Internal)
+                    .block_size(512),
                 150,
                 true,
                 30,
@@ -117,7 +123,7 @@ fn subjects() -> Vec<Subject> {
                     .clone()
                     .compression(Compression::None)
                     .block_restart_interval(1)
-                    .internal_keys(true)
+                    .keys(KeyFormat::Internal)
                     .block_size(400),
                 80,
                 true,
@@ -240,11 +246,11 @@ fn mutants_never_panic_stay_bounded_and_errors_name_offsets() {
 /// A handful of hand-made mutants whose outcome is known exactly.
 #[test]
 fn targeted_mutants_have_the_expected_outcome() {
-    use leveldb_table::{ReaderOptions, TableReader};
+    use leveldb_table::{OpenOptions, TableReader};
     let t = read_testdata("cases/small_snappy/000005.ldb");
     let n = t.len();
     // Truncated below the footer.
-    let e = TableReader::open(&t[..47], ReaderOptions::default())
+    let e = TableReader::open(&t[..47], OpenOptions::default())
         .err()
         .expect("47 bytes");
     assert!(matches!(e, Error::TooShort { file_size: 47 }), "{e}");
@@ -259,7 +265,7 @@ fn targeted_mutants_have_the_expected_outcome() {
             s.bytes = f.encode().to_vec();
         }
     });
-    let e = TableReader::open(&bad[..], ReaderOptions::default())
+    let e = TableReader::open(&bad[..], OpenOptions::default())
         .err()
         .expect("index past EOF");
     assert!(
@@ -276,7 +282,7 @@ fn targeted_mutants_have_the_expected_outcome() {
     // An 11-byte varint in the footer.
     let mut bad = t.clone();
     bad[n - 48..n - 37].fill(0x80);
-    let e = TableReader::open(&bad[..], ReaderOptions::default())
+    let e = TableReader::open(&bad[..], OpenOptions::default())
         .err()
         .expect("overlong varint");
     assert!(matches!(e, Error::BadFooterHandle { .. }), "{e}");
@@ -295,12 +301,12 @@ fn targeted_mutants_have_the_expected_outcome() {
             s.bytes = f;
         }
     });
-    let a = TableReader::open(&t[..], ReaderOptions::default()).unwrap();
-    let b = TableReader::open(&m[..], ReaderOptions::default()).unwrap();
+    let a = TableReader::open(&t[..], OpenOptions::default()).unwrap();
+    let b = TableReader::open(&m[..], OpenOptions::default()).unwrap();
     let scan = |t: &TableReader<&[u8]>| {
         let mut it = t.iter(&Default::default());
         it.seek_to_first();
-        it.entries().collect::<Result<Vec<_>, _>>().unwrap()
+        it.into_iter().collect::<Result<Vec<_>, _>>().unwrap()
     };
     assert_eq!(scan(&a), scan(&b));
     assert!(b.verify().is_ok());

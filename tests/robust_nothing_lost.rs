@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
+use leveldb_table::Cursor;
 use leveldb_table::{
-    table::TableFileBuilder, Compression, Error, Options, ReadOptions, ReaderOptions, TableBuilder,
+    table::TableFileBuilder, Compression, Error, OpenOptions, Options, ReadOptions, TableBuilder,
     TableReader,
 };
 
@@ -78,7 +79,7 @@ fn child_build() {
         let dir = tempfile::tempdir().unwrap();
         let bytes = small_table_at(&dir.path().join("t.ldb"), 100);
         assert_eq!(names(dir.path()), ["t.ldb"]);
-        let t = TableReader::open(bytes, ReaderOptions::default()).unwrap();
+        let t = TableReader::open(bytes, OpenOptions::default()).unwrap();
         assert_eq!(
             t.get(&key(7), &Default::default())
                 .map(|l| l.into_value())
@@ -147,7 +148,7 @@ fn killed_build_leaves_nothing_or_the_previous_table() {
             None => assert!(!target.exists(), "a killed build left a file at the target"),
             Some(p) => {
                 assert_eq!(&fs::read(&target).unwrap(), p, "the previous table changed");
-                let t = TableReader::open_path(&target).unwrap();
+                let t = TableReader::open_path(&target, Default::default()).unwrap();
                 assert!(t.verify().is_ok());
                 assert_eq!(
                     t.get(&key(499), &Default::default())
@@ -413,7 +414,7 @@ fn reading_never_writes() {
 
     for f in ["000005.ldb", "built.ldb", "damaged.ldb"] {
         let path = dir.path().join(f);
-        let by_path = TableReader::open_path(&path).unwrap();
+        let by_path = TableReader::open_path(&path, Default::default()).unwrap();
         #[cfg(target_os = "linux")]
         {
             use std::os::unix::io::AsRawFd;
@@ -433,13 +434,13 @@ fn reading_never_writes() {
         }
         let by_file = TableReader::open(
             fs::File::open(&path).unwrap(),
-            ReaderOptions::default().block_cache(Some(robust_common::shared_cache())),
+            OpenOptions::default().block_cache(Some(robust_common::shared_cache())),
         )
         .unwrap();
         for t in [&by_path, &by_file] {
             let mut it = t.iter(&ReadOptions::default());
             it.seek_to_first();
-            let n = it.entries().count();
+            let n = it.into_iter().count();
             assert!(n > 0);
             let _ = t
                 .get(b"key-0007", &Default::default())

@@ -19,8 +19,9 @@
 mod robust_common;
 
 use leveldb_table::raw::coding;
+use leveldb_table::Cursor;
 use leveldb_table::{
-    error::BlockKind, table::FilterStatus, Compression, Error, ReadOptions, ReaderOptions,
+    error::BlockKind, table::FilterStatus, Compression, Error, OpenOptions, ReadOptions,
     TableReader,
 };
 use robust_common::{read_testdata, testdata, Part, Parts, Stored};
@@ -109,7 +110,7 @@ fn metaindex_with_long_shared_keys_is_refused_not_copied() {
         with_block(Part::Metaindex)
     });
     assert!(bytes.len() < 20_000);
-    let t = TableReader::open(&bytes[..], ReaderOptions::default()).unwrap();
+    let t = TableReader::open(&bytes[..], OpenOptions::default()).unwrap();
     match t.filter_status() {
         FilterStatus::Unreadable(Error::BadBlockContents {
             kind: BlockKind::Metaindex,
@@ -135,7 +136,7 @@ fn metaindex_with_long_shared_keys_is_refused_not_copied() {
 fn index_with_long_shared_keys_is_walked_not_copied() {
     let bytes = regression("index_long_shared_keys.ldb", || with_block(Part::Index));
     assert!(bytes.len() < 20_000);
-    let t = TableReader::open(&bytes[..], ReaderOptions::default()).unwrap();
+    let t = TableReader::open(&bytes[..], OpenOptions::default()).unwrap();
     match t.data_block_handles() {
         Err(Error::BadBlockContents {
             kind: BlockKind::Index,
@@ -163,7 +164,7 @@ fn data_block_with_long_shared_keys_keeps_a_bounded_report() {
     assert!(bytes.len() < 20_000);
     let t = TableReader::open(
         &bytes[..],
-        ReaderOptions::default().keys(leveldb_table::table::KeyFormat::Plain),
+        OpenOptions::default().keys(leveldb_table::table::KeyFormat::Plain),
     )
     .unwrap();
     let r = t.verify();

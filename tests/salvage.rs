@@ -7,9 +7,10 @@
 
 mod common;
 
+use leveldb_table::Cursor;
 use leveldb_table::{
     raw::format::BlockHandle, table::CompressionProfile, table::KeyFormat, Compression, Error,
-    Options, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    OpenOptions, Options, ReadOptions, TableBuilder, TableReader,
 };
 use leveldb_table::{
     table::salvage::salvage_bytes, table::salvage::salvage_table, table::salvage::Salvaged,
@@ -31,16 +32,16 @@ fn build(compression: Compression, n: usize) -> Vec<u8> {
 }
 
 fn all_entries(bytes: &[u8]) -> Entries {
-    let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
+    let t = TableReader::open(bytes.to_vec(), OpenOptions::default()).unwrap();
     t.iter(&ReadOptions::default())
-        .entries_from_start()
+        .into_iter()
         .map(|r| r.unwrap())
         .map(|(k, v)| (k.to_vec(), v.to_vec()))
         .collect()
 }
 
 fn handles(bytes: &[u8]) -> Vec<BlockHandle> {
-    let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
+    let t = TableReader::open(bytes.to_vec(), OpenOptions::default()).unwrap();
     t.data_block_handles()
         .unwrap()
         .into_iter()
@@ -63,7 +64,7 @@ fn split(items: Vec<Salvaged>) -> (Entries, Vec<(u64, Option<u64>, Error)>) {
 
 /// `all` without the entries of the data blocks numbered `lost` (by index order).
 fn without_blocks(bytes: &[u8], all: &Entries, lost: &[usize]) -> Entries {
-    let t = TableReader::open(bytes.to_vec(), ReaderOptions::default()).unwrap();
+    let t = TableReader::open(bytes.to_vec(), OpenOptions::default()).unwrap();
     let mut out = Vec::new();
     for (i, h) in handles(bytes).into_iter().enumerate() {
         let b = t.read_data_block(h, &ReadOptions::default()).unwrap();
@@ -108,11 +109,11 @@ fn damaged_blocks_are_skipped_and_reported_the_rest_is_read() {
         for &i in &lost {
             bad[(hs[i].offset + hs[i].size / 2) as usize] ^= 0x10;
         }
-        let t = TableReader::open(bad.clone(), ReaderOptions::default()).unwrap();
+        let t = TableReader::open(bad.clone(), OpenOptions::default()).unwrap();
         // A table's own cursor stops at the first damaged block.
         assert!(t
             .iter(&ReadOptions::default())
-            .entries_from_start()
+            .into_iter()
             .any(|r| r.is_err()));
         let (entries, damaged) = split(salvage_table(&t, ReadOptions::default()));
         assert_same(&entries, &without_blocks(&bytes, &all, &lost), "damaged");
@@ -140,7 +141,7 @@ fn a_lost_footer_or_index_gives_back_every_data_block() {
         // The footer overwritten.
         let mut no_footer = bytes.clone();
         no_footer[n - 48..].fill(0);
-        assert!(TableReader::open(no_footer.clone(), ReaderOptions::default()).is_err());
+        assert!(TableReader::open(no_footer.clone(), OpenOptions::default()).is_err());
         let (entries, damaged) = split(salvage_bytes(&no_footer, CompressionProfile::default()));
         assert_eq!(
             entries, all,
@@ -203,10 +204,10 @@ fn real_leveldb_tables_are_salvaged_whole_without_their_footer() {
         let c = common::load_case(&case);
         for t in &c.tables {
             let bytes = std::fs::read(&t.path).unwrap();
-            let reader = TableReader::open(bytes.clone(), ReaderOptions::default()).unwrap();
+            let reader = TableReader::open(bytes.clone(), OpenOptions::default()).unwrap();
             let want: Entries = reader
                 .iter(&ReadOptions::default())
-                .entries_from_start()
+                .into_iter()
                 .map(|r| r.unwrap())
                 .map(|(k, v)| (k.to_vec(), v.to_vec()))
                 .collect();
@@ -250,8 +251,7 @@ fn with_checksums_salvage_never_returns_damaged_bytes() {
         for e in &entries {
             assert!(all.contains(e), "round {round}: salvage made up an entry");
         }
-        if let Ok(t) =
-            TableReader::open(bad.clone(), ReaderOptions::default().keys(KeyFormat::Plain))
+        if let Ok(t) = TableReader::open(bad.clone(), OpenOptions::default().keys(KeyFormat::Plain))
         {
             let (entries, _) = split(salvage_table(&t, ReadOptions::default()));
             for e in &entries {

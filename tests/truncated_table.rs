@@ -1,7 +1,7 @@
 //! A table cut short inside its footer (a copy or download that stopped early) is named as
 //! truncated, with how many bytes are missing, instead of "bad magic".
 
-use leveldb_table::{Error, ReaderOptions, TableReader};
+use leveldb_table::{Error, OpenOptions, TableReader};
 
 fn table() -> Vec<u8> {
     std::fs::read(concat!(
@@ -12,7 +12,7 @@ fn table() -> Vec<u8> {
 }
 
 fn open_err(bytes: Vec<u8>) -> Error {
-    match TableReader::open(bytes, ReaderOptions::default()) {
+    match TableReader::open(bytes, OpenOptions::default()) {
         Ok(_) => panic!("a damaged table opened"),
         Err(e) => e,
     }
@@ -21,7 +21,7 @@ fn open_err(bytes: Vec<u8>) -> Error {
 #[test]
 fn a_table_cut_by_one_to_five_bytes_is_reported_truncated() {
     let full = table();
-    assert!(TableReader::open(full.clone(), ReaderOptions::default()).is_ok());
+    assert!(TableReader::open(full.clone(), OpenOptions::default()).is_ok());
     for cut in 1..=5u64 {
         let short = full[..full.len() - cut as usize].to_vec();
         let size = short.len() as u64;

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use leveldb_table::{
-    table::KeyFormat, BlockCache, Compression, Options, ReaderOptions, TableBuilder, TableReader,
+    table::KeyFormat, BlockCache, Compression, OpenOptions, Options, TableBuilder, TableReader,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -64,7 +64,7 @@ pub fn build_table(entries: &[(Vec<u8>, Vec<u8>)], compression: Compression) -> 
 
 /// Opens an in-memory table (zero-copy reads) with a block cache of `cache_bytes` (none if 0).
 pub fn open(bytes: &Bytes, cache_bytes: u64, use_filter: bool) -> TableReader<Bytes> {
-    let mut ro = ReaderOptions::default()
+    let mut ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .use_filter(use_filter);
     if cache_bytes > 0 {

@@ -46,7 +46,7 @@ pub mod v8value;
 
 pub use error::{Error, Result, ValuePlace};
 
-use leveldb_table::db::DbOptions;
+use leveldb_table::db::reader::DbOptions;
 
 /// Database options that read Chrome's directories: the defaults, with Chrome's
 /// IndexedDB order (`idb_cmp1`) among the comparators a MANIFEST may name, and among the

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::Db;
 use leveldb_table::ReadOptions;
 
 use crate::dom_storage::{
@@ -27,6 +27,7 @@ use crate::dom_storage::{
 };
 use crate::error::{Error, Result};
 use crate::idb::{decode_key, KeyBody};
+use leveldb_table::Cursor;
 
 /// What kind of storage an area is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -119,10 +120,7 @@ fn origin_of_storage_key(key: &[u8]) -> String {
 }
 
 fn open_leveldb(dir: &Path) -> Result<Db> {
-    let opts = DbOptions {
-        salvage: true,
-        ..crate::db_options()
-    };
+    let opts = crate::db_options().salvage(true);
     Ok(Db::open(dir, opts)?)
 }
 
@@ -143,16 +141,13 @@ fn damage_of(db: &Db, dir: &Path) -> Vec<String> {
 
 /// Calls `f` with each live key and value of `db`; the view's error, if any, after.
 fn each_live(db: &Db, mut f: impl FnMut(&[u8], &[u8])) -> Result<()> {
-    let mut view = db.view(&ReadOptions::default())?;
+    let mut view = db.iter(&ReadOptions::default());
     view.seek_to_first();
     while view.valid() {
         f(view.key(), view.value());
         view.next();
     }
-    match view.take_error() {
-        Some(e) => Err(Error::Db(e)),
-        None => Ok(()),
-    }
+    view.status().map_err(Error::Db)
 }
 
 fn relative(dir: &Path, root: &Path) -> PathBuf {

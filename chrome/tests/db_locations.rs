@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::{records, Db, Location};
+use leveldb_table::db::reader::{records, Db, Location};
 
 #[path = "../../tests/common/locate.rs"]
 mod locate;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use leveldb_table::db::{Db, DbOptions, OrderSource};
+use leveldb_table::db::reader::{Db, DbOptions, OrderSource};
 use leveldb_table::{BytewiseComparator, Comparator, Error};
 use proptest::prelude::*;
 use sst_chrome::idb::IdbComparator;
@@ -34,11 +34,7 @@ fn opts(salvage: bool, order: Option<&str>) -> DbOptions {
         Some(_) => Some(Arc::new(BytewiseComparator)),
         None => None,
     };
-    DbOptions {
-        salvage,
-        order,
-        ..sst_chrome::db_options()
-    }
+    sst_chrome::db_options().salvage(salvage).order(order)
 }
 
 #[test]

@@ -16,9 +16,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use leveldb_table::db::{records, Db, RecordStatus};
+use leveldb_table::db::reader::{records, Db, RecordStatus};
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::ReadOptions;
+use leveldb_table::{Cursor, ReadOptions};
 use serde_json::{json, Value as Json};
 use sst_chrome::idb::{
     decode_key, idb_catalog, idb_catalog_with_deleted, idb_value, Catalog, IdbKey, KeyBody,
@@ -165,7 +165,7 @@ fn every_live_record_is_named_and_read_as_chromium_reads_it_back() {
     }
     let mut got = Records::new();
     let mut orphans = 0;
-    let mut view = db.view(&ReadOptions::default()).unwrap();
+    let mut view = db.iter(&ReadOptions::default());
     view.seek_to_first();
     while view.valid() {
         let (k, v) = (view.key(), view.value());
@@ -186,7 +186,7 @@ fn every_live_record_is_named_and_read_as_chromium_reads_it_back() {
         }
         view.next();
     }
-    assert!(view.error().is_none());
+    assert!(view.status().is_ok());
     assert_eq!(got, want, "the live records, named, with their values");
     assert_eq!(orphans, 2);
 }
@@ -262,10 +262,7 @@ fn a_damaged_catalog_is_an_error_or_says_it_is_partial() {
     let e = idb_catalog(&db).unwrap_err();
     assert!(matches!(e, sst_chrome::Error::Db(_)), "{e}");
     assert!(e.to_string().contains("000005.ldb"), "{e}");
-    let salvage = leveldb_table::db::DbOptions {
-        salvage: true,
-        ..sst_chrome::db_options()
-    };
+    let salvage = sst_chrome::db_options().salvage(true);
     let db = Db::open(d.path(), salvage).unwrap();
     let c = idb_catalog(&db).unwrap();
     let why = c.partial.as_deref().expect("partial");

@@ -11,12 +11,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::ReadOptions;
 
 mod common;
 
 use common::{json_lines, sst};
+use leveldb_table::Cursor;
 
 /// The writer's key space and operations per batch (as in `leveldb_writer.py`).
 const KEYS: u64 = 12000;
@@ -101,7 +102,7 @@ fn scan_cli(dir: &Path) -> Rows {
 
 /// The live view of `db`, whole; after `half` rows, `pause` runs (the scan then goes on).
 fn scan_db(db: &Db, half: usize, mut pause: impl FnMut()) -> Rows {
-    let mut v = db.view(&ReadOptions::default()).unwrap();
+    let mut v = db.iter(&ReadOptions::default());
     v.seek_to_first();
     let mut rows = Vec::new();
     while v.valid() {
@@ -111,7 +112,7 @@ fn scan_db(db: &Db, half: usize, mut pause: impl FnMut()) -> Rows {
         rows.push((v.key().to_vec(), v.value().to_vec()));
         v.next();
     }
-    assert!(v.error().is_none(), "{:?}", v.error());
+    v.status().unwrap_or_else(|e| panic!("{e}"));
     rows
 }
 

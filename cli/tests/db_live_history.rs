@@ -9,13 +9,14 @@
 
 use std::path::PathBuf;
 
-use leveldb_table::db::Db;
+use leveldb_table::db::reader::Db;
 use leveldb_table::ReadOptions;
 
 #[path = "../../tests/live/history.rs"]
 mod history;
 
 use history::History;
+use leveldb_table::Cursor;
 
 type Rows = Vec<(Vec<u8>, Vec<u8>, u64)>;
 
@@ -27,14 +28,14 @@ fn chromium() -> History {
 
 /// The whole live view of `db`, with each entry's sequence.
 fn scan(db: &Db) -> Rows {
-    let mut v = db.view(&ReadOptions::default()).unwrap();
+    let mut v = db.iter(&ReadOptions::default());
     v.seek_to_first();
     let mut rows = Vec::new();
     while v.valid() {
         rows.push((v.key().to_vec(), v.value().to_vec(), v.sequence()));
         v.next();
     }
-    assert!(v.error().is_none(), "{:?}", v.error());
+    v.status().unwrap_or_else(|e| panic!("{e}"));
     rows
 }
 
@@ -63,7 +64,7 @@ fn a_read_begun_in_any_state_of_chromium_s_history_ends_in_that_state() {
         let db = Db::open(&dir, sst_chrome::db_options()).unwrap();
         assert_eq!(db.open_attempts(), 1);
         let held = tables(&db);
-        let mut v = db.view(&ReadOptions::default()).unwrap();
+        let mut v = db.iter(&ReadOptions::default());
         v.seek_to_first();
         let mut rows = Rows::new();
         while v.valid() && rows.len() < want.len() / 2 {
@@ -82,7 +83,7 @@ fn a_read_begun_in_any_state_of_chromium_s_history_ends_in_that_state() {
             rows.push((v.key().to_vec(), v.value().to_vec(), v.sequence()));
             v.next();
         }
-        assert!(v.error().is_none(), "state {k}: {:?}", v.error());
+        v.status().unwrap_or_else(|e| panic!("state {k}: {e}"));
         assert!(
             rows == want,
             "state {k}, read on in state {at}: {} rows, not the {} of state {k}",

@@ -4,11 +4,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use leveldb_table::db::{DbOptions, KnownOrder};
+use leveldb_table::db::reader::{DbOptions, KnownOrder};
 use leveldb_table::raw::compress::name as compression_name;
 use leveldb_table::raw::format::{BlockHandle, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use leveldb_table::table::KeyFormat;
-use leveldb_table::{Comparator, Db, ReadOptions, ReaderOptions, TableReader};
+use leveldb_table::{Comparator, Db, OpenOptions, ReadOptions, TableReader};
 
 use crate::protocol::Entry;
 
@@ -23,7 +23,7 @@ pub(crate) struct Layout {
 fn open(bytes: &[u8]) -> Result<TableReader<&[u8]>, String> {
     // Keys as stored: plain, whatever they look like (an internal-key table is read the
     // same way; only lookups would differ).
-    let opts = ReaderOptions::default().keys(KeyFormat::Plain);
+    let opts = OpenOptions::default().keys(KeyFormat::Plain);
     TableReader::open(bytes, opts).map_err(|e| e.to_string())
 }
 
@@ -33,16 +33,13 @@ pub(crate) fn table_entries(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     let read = ReadOptions::default().fill_cache(false);
     table
         .iter(&read)
-        .entries_from_start()
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())
 }
 
 fn db_options(comparators: &[Arc<dyn Comparator>]) -> DbOptions {
-    DbOptions {
-        comparators: comparators.iter().cloned().map(KnownOrder::new).collect(),
-        ..DbOptions::default()
-    }
+    DbOptions::default().comparators(comparators.iter().cloned().map(KnownOrder::new).collect())
 }
 
 /// The live view of a directory, checksums verified, in its MANIFEST's order (the
@@ -52,19 +49,10 @@ pub(crate) fn db_entries(
     comparators: &[Arc<dyn Comparator>],
 ) -> Result<Vec<Entry>, String> {
     let db = Db::open(dir, db_options(comparators)).map_err(|e| e.to_string())?;
-    let mut view = db
-        .view(&ReadOptions::default().fill_cache(false))
-        .map_err(|e| e.to_string())?;
-    view.seek_to_first();
-    let mut out = Vec::new();
-    while view.valid() {
-        out.push((view.key().to_vec(), view.value().to_vec()));
-        view.next();
-    }
-    match view.take_error() {
-        Some(e) => Err(e.to_string()),
-        None => Ok(out),
-    }
+    db.iter(&ReadOptions::default().fill_cache(false))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
 }
 
 /// The name of the comparator a directory's MANIFEST names.

@@ -8,12 +8,13 @@
 //! built here with varied options, their raw blocks (for block_hostile) and filter blocks
 //! (for filter_hostile). Deterministic: running it twice writes the same files.
 
+use leveldb_table::table::KeyFormat;
 use std::fs;
 use std::path::Path;
 
 use leveldb_table::raw::internal_key::internal_key;
 use leveldb_table::{
-    error::BlockKind, raw::internal_key::ValueType, Compression, Options, ReaderOptions,
+    error::BlockKind, raw::internal_key::ValueType, Compression, Options, OpenOptions,
     TableBuilder, TableReader,
 };
 
@@ -80,7 +81,7 @@ fn main() {
         ),
         (
             "internal_snappy_bloom",
-            base.clone().bloom(10).internal_keys(true).block_size(700),
+            base.clone().bloom(10).keys(KeyFormat::Internal).block_size(700),
             60,
             true,
         ),
@@ -89,7 +90,7 @@ fn main() {
             base.clone()
                 .compression(Compression::None)
                 .block_restart_interval(1)
-                .internal_keys(true)
+                .keys(KeyFormat::Internal)
                 .block_size(300),
             30,
             true,
@@ -119,7 +120,7 @@ fn main() {
 
     for (name, bytes) in &tables {
         write(&seeds.join("table_hostile"), name, bytes);
-        let Ok(t) = TableReader::open(&bytes[..], ReaderOptions::default()) else {
+        let Ok(t) = TableReader::open(&bytes[..], OpenOptions::default()) else {
             continue;
         };
         // block_hostile: flags byte (bit 0: internal comparator) + uncompressed block.

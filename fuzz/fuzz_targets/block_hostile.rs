@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use leveldb_table::raw::Block;
+use leveldb_table::Cursor;
 use leveldb_table::{raw::internal_key::InternalKeyComparator, BytewiseComparator, Comparator};
 use libfuzzer_sys::fuzz_target;
 
@@ -51,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(it.value().len() <= size);
         it.next();
     }
-    let _ = it.take_error();
+    let _ = it.status();
 
     it.seek_to_last();
     last = None;
@@ -97,7 +98,7 @@ fuzz_target!(|data: &[u8]| {
         } else {
             None
         };
-        let cursor_err = it.error().is_some();
+        let cursor_err = it.status().is_err();
         match block.seek_value_range(cmp, t, &mut scratch) {
             Ok(Some(r)) => {
                 assert!(r.start <= r.end && r.end <= size);

@@ -1,7 +1,7 @@
 //! The merged, snapshot-aware view against a model: writes (puts and deletions with
 //! increasing sequence numbers) are spread over several sorted sources (memtables standing
 //! for the log, level-0 tables and levels), merged with `MergingCursor`, and read through
-//! `ViewCursor` at a snapshot; the result must equal a model that applies the writes with a
+//! `DbIter` at a snapshot; the result must equal a model that applies the writes with a
 //! sequence <= the snapshot in order. Seeks are checked too.
 #![no_main]
 
@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use leveldb_table::db::files::BatchRecord;
-use leveldb_table::{db::engine::Cursor, db::engine::MemCursor};
+use leveldb_table::{db::engine::DbIter, db::engine::MergingCursor};
+use leveldb_table::{db::engine::MemCursor, Cursor};
 use leveldb_table::{db::engine::MemTable, db::engine::Origin};
-use leveldb_table::{db::engine::MergingCursor, db::engine::ViewCursor};
 use leveldb_table::{
     raw::internal_key::InternalKeyComparator, raw::internal_key::ValueType, BytewiseComparator,
 };
@@ -75,16 +75,12 @@ fuzz_target!(|input: Input| {
             model.insert(keys[w.key as usize].clone(), values[i].clone());
         }
     }
-    fn view<'a>(
-        mems: &'a [MemTable],
-        icmp: &InternalKeyComparator,
-        snapshot: u64,
-    ) -> ViewCursor<'a> {
+    fn view<'a>(mems: &'a [MemTable], icmp: &InternalKeyComparator, snapshot: u64) -> DbIter<'a> {
         let children: Vec<Box<dyn Cursor + 'a>> = mems
             .iter()
             .map(|m| Box::new(MemCursor::new(m)) as Box<dyn Cursor + 'a>)
             .collect();
-        ViewCursor::new(MergingCursor::new(children, icmp.clone()), snapshot)
+        DbIter::new(MergingCursor::new(children, icmp.clone()), snapshot)
     }
     let mut v = view(&mems, &icmp, snapshot);
     v.seek_to_first();
@@ -99,7 +95,7 @@ fuzz_target!(|input: Input| {
         got.insert(v.key().to_vec(), v.value().to_vec());
         v.next();
     }
-    assert!(v.error().is_none());
+    assert!(v.status().is_ok());
     assert_eq!(got, model);
     for &s in input.seeks.iter().take(16) {
         let target = vec![b'k', s % 40];

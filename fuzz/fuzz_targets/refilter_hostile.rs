@@ -8,9 +8,10 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use leveldb_table::Cursor;
 use leveldb_table::{
     filter::BloomFilterPolicy, filter::CacheLocalBloomPolicy, FilterPolicy, ReadOptions,
-    ReaderOptions, TableReader,
+    OpenOptions, TableReader,
 };
 use leveldb_table::{refilter::refilter_with, refilter::RefilterOptions};
 use libfuzzer_sys::fuzz_target;
@@ -26,7 +27,7 @@ fn entries(t: &TableReader<Bytes>) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
         v.push((it.key().to_vec(), it.value().to_vec()));
         it.next();
     }
-    if it.take_error().is_some() {
+    if it.status().is_err() {
         return None;
     }
     Some(v)
@@ -36,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&flags, rest)) = data.split_first() else {
         return;
     };
-    let Ok(table) = TableReader::open(Bytes::copy_from_slice(rest), ReaderOptions::default())
+    let Ok(table) = TableReader::open(Bytes::copy_from_slice(rest), OpenOptions::default())
     else {
         return;
     };
@@ -52,20 +53,14 @@ fuzz_target!(|data: &[u8]| {
         &table,
         policy.clone(),
         &mut out,
-        RefilterOptions {
-            threads,
-            run_blocks,
-        },
+        RefilterOptions::default().threads(threads).run_blocks(run_blocks),
     );
     let mut one = Vec::new();
     let r1 = refilter_with(
         &table,
         policy,
         &mut one,
-        RefilterOptions {
-            threads: 0,
-            run_blocks: 64,
-        },
+        RefilterOptions::default().threads(0).run_blocks(64),
     );
     match (&r, &r1) {
         (Ok(_), Ok(_)) => assert!(out == one, "the division of the work changed the output"),
@@ -77,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         _ => panic!("one division failed, the other did not: {r:?} / {r1:?}"),
     }
     if r.is_ok() {
-        let again = TableReader::open(Bytes::from(out), ReaderOptions::default())
+        let again = TableReader::open(Bytes::from(out), OpenOptions::default())
             .expect("a refiltered table opens");
         if let Some(want) = entries(&table) {
             assert_eq!(entries(&again), Some(want), "the same entries");

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use bytes::Bytes;
 use leveldb_table::raw::internal_key::internal_key;
+use leveldb_table::Cursor;
 use leveldb_table::{
     raw::internal_key::ValueType, table::FilterStatus, table::KeyFormat, BlockCache, Compression,
-    Lookup, Options, RandomAccess, ReadOptions, ReaderOptions, TableBuilder, TableReader,
+    Lookup, Options, RandomAccess, ReadOptions, OpenOptions, TableBuilder, TableReader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -52,7 +53,7 @@ fuzz_target!(|input: Input| {
         opts = opts.bloom(usize::from(b % 32));
     }
     if input.internal {
-        opts = opts.internal_keys(true);
+        opts = opts.keys(KeyFormat::Internal);
     }
     // Sorted, unique user keys; `deleted` only means something for internal keys.
     let map: BTreeMap<Vec<u8>, (Vec<u8>, bool)> = input
@@ -98,7 +99,7 @@ fuzz_target!(|input: Input| {
         assert!(par_bytes == bytes, "parallel compression changed the table");
     }
 
-    let mut ropts = ReaderOptions::default().keys(if input.internal {
+    let mut ropts = OpenOptions::default().keys(if input.internal {
         KeyFormat::Internal
     } else {
         KeyFormat::Plain
@@ -142,9 +143,9 @@ fn check<R: RandomAccess>(t: &TableReader<R>, rows: &[Row], input: &Flags) {
         .map(|(_, s, v, _, _)| (s.clone(), v.clone()))
         .collect();
     let got: Vec<(Vec<u8>, Vec<u8>)> = {
-        let mut it = t.iter(&ReadOptions::default());
-        it.seek_to_first();
-        it.entries()
+        // As a std iterator, from the first call (no seek).
+        t.iter(&ReadOptions::default())
+            .into_iter()
             .map(|r| r.expect("scan of a table we built"))
             .collect()
     };

@@ -16,7 +16,7 @@ use leveldb_table::{
     table::salvage::salvage_bytes, table::salvage::salvage_table, table::salvage::Salvaged,
 };
 use leveldb_table::{
-    table::CompressionProfile, Compression, Options, ReadOptions, ReaderOptions, TableBuilder,
+    table::CompressionProfile, Compression, Options, ReadOptions, OpenOptions, TableBuilder,
     TableReader,
 };
 use libfuzzer_sys::fuzz_target;
@@ -101,7 +101,7 @@ fuzz_target!(|data: &[u8]| {
         file.len(),
         Some(&written),
     );
-    if let Ok(t) = TableReader::open(file.clone(), ReaderOptions::default()) {
+    if let Ok(t) = TableReader::open(file.clone(), OpenOptions::default()) {
         check(
             &salvage_table(&t, ReadOptions::default()),
             file.len(),

@@ -8,9 +8,10 @@ use std::io;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use leveldb_table::Cursor;
 use leveldb_table::{
     table::CompressionProfile, table::KeyFormat, BlockCache, RandomAccess, ReadOptions,
-    ReaderOptions, TableReader,
+    OpenOptions, TableReader,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -103,7 +104,7 @@ fn exercise<R: RandomAccess>(
         it.prev();
         steps += 1;
     }
-    let _ = it.take_error();
+    let _ = it.status();
     drop(it);
 
     let mut buf = Vec::with_capacity(64);
@@ -146,14 +147,14 @@ fuzz_target!(|data: &[u8]| {
 
     // 1. Defaults (checksums verified), zero-copy source.
     let cache = Arc::new(BlockCache::new(1 << 20));
-    let opts = ReaderOptions::default().block_cache(Some(cache));
+    let opts = OpenOptions::default().block_cache(Some(cache));
     if let Ok(t) = TableReader::open(StrictSource(bytes.clone()), opts) {
         exercise(&t, &probes, ReadOptions::default(), true);
     }
 
     // 2. Internal keys, checksums off (so damaged bytes reach the block and entry parsers),
     //    from a Vec.
-    let opts = ReaderOptions::default()
+    let opts = OpenOptions::default()
         .keys(KeyFormat::Internal)
         .verify_checksums(false);
     let ropts = ReadOptions::default().fill_cache(true);
@@ -167,7 +168,7 @@ fuzz_target!(|data: &[u8]| {
         1 => CompressionProfile::LevelDb,
         _ => CompressionProfile::Mojang,
     };
-    let opts = ReaderOptions::default()
+    let opts = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .verify_checksums(false)
         .compression_profile(profile);

@@ -1,4 +1,4 @@
-//! `Db`: a LevelDB directory opened read-only (the library's `db::Db`): point lookups, the
+//! `Db`: a LevelDB directory opened read-only (the library's `db::reader::Db`): point lookups, the
 //! live view scanned in batches, every record with where it is, what the directory holds.
 //! Nothing is written and no LOCK is taken, so a directory another process holds open
 //! reads the same.
@@ -7,8 +7,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use leveldb_table::db::engine::ReverseView;
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::Db;
 use leveldb_table::Comparator;
 use leveldb_table::ReadOptions;
 use pyo3::exceptions::PyValueError;
@@ -23,6 +22,7 @@ use crate::errors::{self, not_a_database, to_py, IntoPy};
 use crate::info;
 use crate::records::RecordIter;
 use crate::scan::{Batch, Batches, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+use leveldb_table::Cursor;
 
 /// A LevelDB database directory, opened read-only.
 #[pyclass(module = "leveldb_table._native", name = "Db", frozen)]
@@ -38,9 +38,10 @@ impl PyDb {
         // A directory of another kind is an error, not an empty answer.
         let (found, empty) = py
             .detach(|| -> sst_chrome::Result<_> {
-                let mut view = db.view(&ReadOptions::default())?;
+                let mut view = db.iter(&ReadOptions::default());
                 view.seek_to_first();
                 let empty = !view.valid();
+                view.status()?;
                 Ok((detect_storage(&db)?, empty))
             })
             .py_err(py, None)?;
@@ -91,11 +92,9 @@ impl PyDb {
     #[pyo3(signature = (path, salvage = false, verify_checksums = true))]
     fn new(py: Python<'_>, path: PathBuf, salvage: bool, verify_checksums: bool) -> PyResult<Self> {
         // Chrome's IndexedDB order is among those a MANIFEST may name.
-        let opts = DbOptions {
-            salvage,
-            verify_checksums,
-            ..sst_chrome::db_options()
-        };
+        let opts = sst_chrome::db_options()
+            .salvage(salvage)
+            .verify_checksums(verify_checksums);
         let shown = path.display().to_string();
         let db = match py.detach(|| Db::open(&path, opts)) {
             Ok(db) => db,
@@ -151,7 +150,7 @@ impl PyDb {
     fn records(&self, py: Python<'_>) -> PyResult<RecordIter> {
         let db = self.db()?;
         let all = py
-            .detach(|| leveldb_table::db::records(&db))
+            .detach(|| leveldb_table::db::reader::records(&db))
             .py_err(py, None)?;
         Ok(RecordIter::new(all))
     }
@@ -327,7 +326,7 @@ pub struct DbView {
 }
 
 impl DbView {
-    /// [`Source::fill`] going backward (the library's `ReverseView`).
+    /// [`Source::fill`] going backward (the library's database cursor, moved backward).
     fn fill_backward(
         &self,
         cmp: &dyn Comparator,
@@ -336,7 +335,9 @@ impl DbView {
         batch: &mut Batch,
         max: usize,
     ) -> leveldb_table::Result<bool> {
-        let mut view = ReverseView::new(self.db.merged()?, self.snapshot);
+        let mut view = self
+            .db
+            .iter(&ReadOptions::default().snapshot(Some(self.snapshot)));
         match resume {
             Resume::Done => return Ok(true),
             Resume::Start => match &bounds.stop {
@@ -355,10 +356,8 @@ impl DbView {
             }
             view.prev();
         }
-        match view.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        view.status()?;
+        Ok(true)
     }
 }
 
@@ -376,7 +375,7 @@ impl Source for DbView {
         }
         let mut view = self
             .db
-            .view(&ReadOptions::default().snapshot(Some(self.snapshot)))?;
+            .iter(&ReadOptions::default().snapshot(Some(self.snapshot)));
         match resume {
             Resume::Done => return Ok(true),
             Resume::Start => match &bounds.start {
@@ -400,9 +399,7 @@ impl Source for DbView {
             }
             view.next();
         }
-        match view.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        view.status()?;
+        Ok(true)
     }
 }

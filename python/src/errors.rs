@@ -5,7 +5,7 @@
 //! LevelDBError                      every error; .kind .file .offset .block
 //!  +- CorruptionError               the bytes are damaged or not LevelDB's (is_corruption)
 //!  +- OrderError                    an order that cannot be verified (comparator, keys)
-//!  +- InvalidArgumentError          also a ValueError
+//!  +- InvalidArgumentError          also a ValueError (a bad argument, an unsupported request)
 //!  +- LevelDBIOError                also an OSError (.errno, .strerror, .filename)
 //!      +- NotFoundError             also a FileNotFoundError
 //! ```
@@ -97,7 +97,11 @@ fn build(py: Python<'_>, e: &Error, file: Option<&str>) -> PyResult<PyErr> {
             let args = (source.raw_os_error(), message, file);
             cls.bind(py).call1(args)?
         }
-        Error::InvalidArgument(_) => c.invalid.bind(py).call1((message,))?,
+        // A request this input cannot serve (reading backward under salvage) is the
+        // caller's to change, as a bad argument is.
+        Error::InvalidArgument(_) | Error::Unsupported { .. } => {
+            c.invalid.bind(py).call1((message,))?
+        }
         Error::UnknownComparator { .. } | Error::UnsettledOrder { .. } => {
             c.order.bind(py).call1((message,))?
         }

@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use leveldb_table::db::Db;
+use leveldb_table::db::reader::Db;
 use leveldb_table::ReadOptions;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use leveldb_table::{db::files::FileKind, db::Db};
+use leveldb_table::{db::files::FileKind, db::reader::Db};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 

@@ -1,9 +1,9 @@
 //! `Record`: one record of a database directory with what became of it and where it is to
-//! the byte (the library's `db::records`), named as `sst db records --format json` names
+//! the byte (the library's `db::reader::records`), named as `sst db records --format json` names
 //! its fields.
 
 use leveldb_table::raw::internal_key::ValueType;
-use leveldb_table::{db::DbRecord, db::Location};
+use leveldb_table::{db::reader::DbRecord, db::reader::Location};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 

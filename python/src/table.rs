@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leveldb_table::raw::format::MAX_SEQUENCE;
 use leveldb_table::raw::internal_key;
 use leveldb_table::{
-    table::FilterStatus, table::KeyFormat, Comparator, Lookup, ReadOptions, ReaderOptions,
+    table::FilterStatus, table::KeyFormat, Comparator, Lookup, OpenOptions, ReadOptions,
     TableReader,
 };
 use pyo3::exceptions::PyValueError;
@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::errors::{self, IntoPy};
 use crate::scan::{Batch, Bounds, Resume, ScanIter, Source, MAX_BATCH_BYTES};
+use leveldb_table::Cursor;
 
 /// `Table.lookup`'s answer: kind, value, sequence.
 type LookupTuple<'py> = (&'static str, Option<Bound<'py, PyBytes>>, Option<u64>);
@@ -45,7 +46,7 @@ impl PyTable {
         keys: &str,
         verify_checksums: bool,
     ) -> PyResult<Self> {
-        let mut opts = ReaderOptions::default().verify_checksums(verify_checksums);
+        let mut opts = OpenOptions::default().verify_checksums(verify_checksums);
         opts = opts.keys(match keys {
             "auto" => KeyFormat::Auto,
             "plain" => KeyFormat::Plain,
@@ -291,10 +292,8 @@ impl Source for TableSource {
                 it.next();
             }
         }
-        match it.take_error() {
-            Some(e) => Err(e),
-            None => Ok(true),
-        }
+        it.status()?;
+        Ok(true)
     }
 
     fn file(&self) -> Option<&str> {

@@ -2,9 +2,10 @@
 //! search for seeks, prefix-decoded keys, backward steps through the restart before.
 
 use super::*;
+use crate::cursor::Cursor;
 
-/// A cursor over one block: `seek_to_first / seek_to_last / seek / next / prev`, then
-/// `valid / key / value`, and `error` once it has stopped on a bad entry.
+/// A cursor over one block ([`Cursor`]); it stops on a bad entry with
+/// [`Error::BadEntry`] in its status.
 pub struct BlockIter<'c> {
     block: Block,
     cmp: &'c dyn Comparator,
@@ -39,27 +40,6 @@ impl<'c> BlockIter<'c> {
         &self.block
     }
 
-    /// Whether the cursor is on an entry.
-    #[inline]
-    pub fn valid(&self) -> bool {
-        self.current < self.block.restarts && self.err.is_none()
-    }
-
-    /// The current key. Only meaningful when [`valid`](Self::valid).
-    #[inline]
-    pub fn key(&self) -> &[u8] {
-        &self.key
-    }
-
-    /// The current value. Only meaningful when [`valid`](Self::valid).
-    #[inline]
-    pub fn value(&self) -> &[u8] {
-        self.block
-            .data
-            .get(self.value_start..self.value_start + self.value_len)
-            .unwrap_or(&[])
-    }
-
     /// The current value as a shared, zero-copy slice of the block.
     pub fn value_bytes(&self) -> Bytes {
         if self.valid() {
@@ -74,16 +54,6 @@ impl<'c> BlockIter<'c> {
     /// Offset of the current entry inside the block.
     pub fn entry_offset(&self) -> usize {
         self.current
-    }
-
-    /// The error that stopped the cursor, if any.
-    pub fn error(&self) -> Option<&Error> {
-        self.err.as_ref()
-    }
-
-    /// Takes the error that stopped the cursor, if any.
-    pub fn take_error(&mut self) -> Option<Error> {
-        self.err.take()
     }
 
     #[inline]
@@ -143,9 +113,35 @@ impl<'c> BlockIter<'c> {
             }
         }
     }
+}
 
-    /// Moves to the first entry.
-    pub fn seek_to_first(&mut self) {
+impl Cursor for BlockIter<'_> {
+    #[inline]
+    fn valid(&self) -> bool {
+        self.current < self.block.restarts && self.err.is_none()
+    }
+
+    #[inline]
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    #[inline]
+    fn value(&self) -> &[u8] {
+        self.block
+            .data
+            .get(self.value_start..self.value_start + self.value_len)
+            .unwrap_or(&[])
+    }
+
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn seek_to_first(&mut self) {
         self.err = None;
         if self.block.num_restarts == 0 {
             self.invalidate();
@@ -155,8 +151,7 @@ impl<'c> BlockIter<'c> {
         self.parse_next_key();
     }
 
-    /// Moves to the last entry.
-    pub fn seek_to_last(&mut self) {
+    fn seek_to_last(&mut self) {
         self.err = None;
         if self.block.num_restarts == 0 {
             self.invalidate();
@@ -166,8 +161,7 @@ impl<'c> BlockIter<'c> {
         while self.parse_next_key() && self.next_entry_offset() < self.block.restarts {}
     }
 
-    /// Moves to the first entry whose key is `>= target`.
-    pub fn seek(&mut self, target: &[u8]) {
+    fn seek(&mut self, target: &[u8]) {
         self.err = None;
         if self.block.num_restarts == 0 {
             self.invalidate();
@@ -189,16 +183,14 @@ impl<'c> BlockIter<'c> {
         }
     }
 
-    /// Moves to the next entry. Requires [`valid`](Self::valid).
     #[inline]
-    pub fn next(&mut self) {
+    fn next(&mut self) {
         if self.valid() {
             self.parse_next_key();
         }
     }
 
-    /// Moves to the previous entry. Requires [`valid`](Self::valid).
-    pub fn prev(&mut self) {
+    fn prev(&mut self) {
         if !self.valid() {
             return;
         }

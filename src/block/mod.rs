@@ -271,10 +271,8 @@ impl Block {
 
 pub(crate) mod builder;
 mod iter;
-mod outline;
 mod search;
 pub(crate) mod stored;
 
 pub use iter::BlockIter;
-pub(crate) use outline::{BlockOutline, OutlineError};
-pub(crate) use search::{RestartHints, RESTART_HINTS};
+pub(crate) use search::RestartHints;

@@ -70,7 +70,7 @@ macro_rules! with_engine {
 }
 
 /// A cache of uncompressed blocks with a capacity in bytes, shared by the tables opened
-/// with it ([`ReaderOptions::block_cache`](crate::ReaderOptions::block_cache)).
+/// with it ([`OpenOptions::block_cache`](crate::OpenOptions::block_cache)).
 ///
 /// Sharded by key (up to 16 shards of at least 2 MiB, LevelDB's count); the policy that
 /// chooses which blocks stay is a [`CachePolicy`] ([`BlockCache::new`] takes the default,

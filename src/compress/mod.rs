@@ -16,7 +16,6 @@
 //! cannot make us allocate without limit.
 
 mod pool;
-pub(crate) mod snappy_prefix;
 
 pub(crate) use pool::{BlockBuf, BufferPool};
 

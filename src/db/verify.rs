@@ -20,8 +20,9 @@
 
 use std::cmp::Ordering;
 
-use crate::db::cursor::TableSource;
-use crate::db::filename::FileKind;
+use crate::cursor::Cursor;
+use crate::db::engine::TableSource;
+use crate::db::files::FileKind;
 use crate::db::reader::{Db, DbOptions};
 use crate::error::{Error, Result};
 use crate::internal_key;
@@ -119,25 +120,15 @@ impl VerifyReport {
 /// error listing it; or its owner rewrote it under every attempt to read one state.
 pub fn verify(dir: impl AsRef<std::path::Path>, opts: DbOptions) -> Result<VerifyReport> {
     let dir = dir.as_ref();
-    let opts = DbOptions {
-        salvage: true,
-        verify_checksums: true,
-        ..opts
-    };
+    let opts = opts.salvage(true).verify_checksums(true);
     let db = Db::open(dir, opts.clone())?;
     if db.is_repair_view() {
         // No usable MANIFEST: the error opening without salvage names it.
-        return Err(Db::open(
-            dir,
-            DbOptions {
-                salvage: false,
-                ..opts
-            },
-        )
-        .err()
-        .unwrap_or(Error::BadCurrent {
-            reason: "the MANIFEST changed while it was read".into(),
-        }));
+        return Err(Db::open(dir, opts.salvage(false))
+            .err()
+            .unwrap_or(Error::BadCurrent {
+                reason: "the MANIFEST changed while it was read".into(),
+            }));
     }
     let manifest = db.manifest_name().unwrap_or_default().to_string();
     let mut r = VerifyReport {
@@ -159,7 +150,7 @@ pub fn verify(dir: impl AsRef<std::path::Path>, opts: DbOptions) -> Result<Verif
         r.logs += 1;
         r.batches += l.batches;
         if let Some((offset, len)) = l.torn_tail {
-            let name = crate::db::filename::log_file_name(l.number);
+            let name = crate::db::files::log_file_name(l.number);
             r.push(&name, Some(offset), Severity::Note, torn(len));
         }
     }

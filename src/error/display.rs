@@ -166,6 +166,18 @@ impl fmt::Display for Error {
             ),
             Error::BuilderFailed { first } => write!(f, "builder failed earlier: {first}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::Unsupported { reason } => write!(f, "not supported: {reason}"),
+            Error::Corruption { file, offset, what } => {
+                f.write_str("corruption")?;
+                if let Some(file) = file {
+                    write!(f, " in {file}")?;
+                }
+                if let Some(offset) = offset {
+                    write!(f, " at offset {offset}")?;
+                }
+                write!(f, ": {what}")
+            }
+            Error::ThreadFailed { task } => write!(f, "a helper thread stopped: {task}"),
             Error::NoBlockFound {
                 offset,
                 len,

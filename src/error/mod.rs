@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::Arc;
 
 pub use crate::compress::DecompressError;
 use crate::format::{BlockHandle, FOOTER_LEN};
@@ -52,13 +53,16 @@ pub enum RocksDbFormat {
 }
 
 /// Everything that can go wrong reading or writing a table.
-#[derive(Debug)]
+///
+/// Cloning is cheap (an I/O error is shared), so that a cursor can report the error that
+/// stopped it each time it is asked.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
     /// An I/O error from the underlying file or writer.
     Io {
         /// The error from the operating system.
-        source: io::Error,
+        source: Arc<io::Error>,
         /// What was being read, if a block.
         block: Option<(BlockKind, BlockHandle)>,
     },
@@ -197,8 +201,32 @@ pub enum Error {
         /// The first error, rendered.
         first: String,
     },
-    /// An argument is invalid (for example a block size of 0).
+    /// An argument is invalid (for example a block size of 0): the caller's mistake, never
+    /// damaged data (that is [`Error::Corruption`] or one of the block errors above).
     InvalidArgument(String),
+    /// Data that does not decode as what it must be, outside a table's blocks (whose
+    /// damage has the variants above): an entry of a sort run spilled to disk cut short, a
+    /// key handed to compaction that is not an internal key.
+    Corruption {
+        /// The file, when one is known (a path, or a name such as `sort run 3`).
+        file: Option<String>,
+        /// Where in it, when known.
+        offset: Option<u64>,
+        /// What is wrong.
+        what: String,
+    },
+    /// A helper thread stopped before its work was done (it panicked: a bug, reported
+    /// instead of passed on as a panic).
+    ThreadFailed {
+        /// What the thread was doing.
+        task: &'static str,
+    },
+    /// What was asked is not supported for this input (for example reading backward
+    /// through a walk that skips damage, which goes forward only).
+    Unsupported {
+        /// What, and why.
+        reason: String,
+    },
     /// Salvage (`salvage::salvage_bytes`) found no block whose checksum checks out in a
     /// stretch of a table whose footer or index is lost.
     NoBlockFound {
@@ -209,9 +237,12 @@ pub enum Error {
         /// Why the search stopped there.
         reason: &'static str,
     },
-    /// An error in one file of a database directory: the file's name, then the error.
+    /// An error in one file: the file's name, then the error. Every I/O error of a call
+    /// given a path (opening a table by path, writing a table file, a database directory)
+    /// comes wrapped in this.
     InFile {
-        /// The file, relative to the database directory (e.g. `000005.ldb`, `MANIFEST-000002`).
+        /// The file: relative to the database directory for a database's files (e.g.
+        /// `000005.ldb`, `MANIFEST-000002`), else the path as given.
         file: String,
         /// What went wrong in it.
         source: Box<Error>,
@@ -278,9 +309,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// This error, said to be in `file` ([`Error::InFile`]), unless it already names one.
+    pub(crate) fn in_file(self, file: impl std::fmt::Display) -> Error {
+        match self {
+            e @ Error::InFile { .. } => e,
+            e => Error::InFile {
+                file: file.to_string(),
+                source: Box::new(e),
+            },
+        }
+    }
+
+    /// This error, said to be in `file` if it is an I/O error (or a builder's sticky
+    /// failure, which was one): for the I/O of calls given a path.
+    pub(crate) fn io_in(self, file: impl std::fmt::Display) -> Error {
+        match self {
+            e @ (Error::Io { .. } | Error::BuilderFailed { .. }) => e.in_file(file),
+            e => e,
+        }
+    }
+
     pub(crate) fn io_at(source: io::Error, kind: BlockKind, handle: BlockHandle) -> Error {
         Error::Io {
-            source,
+            source: Arc::new(source),
             block: Some((kind, handle)),
         }
     }
@@ -294,6 +345,8 @@ impl Error {
                 | Error::OutOfOrder { .. }
                 | Error::BuilderFailed { .. }
                 | Error::InvalidArgument(_)
+                | Error::ThreadFailed { .. }
+                | Error::Unsupported { .. }
                 | Error::UnknownComparator { .. }
                 | Error::UnsettledOrder { .. }
                 | Error::OwnerRewriting { .. }
@@ -333,6 +386,7 @@ impl Error {
             Error::NoBlockFound { offset, .. } => Some(offset),
             Error::InFile { ref source, .. } => source.offset(),
             Error::BadLogRecord { offset, .. } => Some(offset),
+            Error::Corruption { offset, .. } => offset,
             _ => self.block().map(|(_, h)| h.offset),
         }
     }
@@ -343,7 +397,7 @@ mod display;
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } => Some(source),
+            Error::Io { source, .. } => Some(&**source),
             _ => None,
         }
     }
@@ -352,7 +406,7 @@ impl std::error::Error for Error {
 impl From<io::Error> for Error {
     fn from(source: io::Error) -> Self {
         Error::Io {
-            source,
+            source: Arc::new(source),
             block: None,
         }
     }

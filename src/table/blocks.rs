@@ -38,13 +38,13 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// Reads any block of the table (data, index, metaindex or filter) past the block
     /// cache: its handle checked against the file, its checksum verified if the reader
-    /// verifies checksums ([`ReaderOptions::verify_checksums`]), decompressed.
+    /// verifies checksums ([`OpenOptions::verify_checksums`]), decompressed.
     ///
     /// # Errors
     /// A handle outside the file, an I/O error, a checksum mismatch, a block that does
     /// not decompress; each error names the block.
     ///
-    /// [`ReaderOptions::verify_checksums`]: crate::ReaderOptions::verify_checksums
+    /// [`OpenOptions::verify_checksums`]: crate::OpenOptions::verify_checksums
     pub fn read_block(&self, handle: BlockHandle, kind: BlockKind) -> Result<BlockContents> {
         self.stored_block(handle, kind, self.verify_checksums)?
             .decompress()

@@ -9,19 +9,26 @@
 //!
 //! Empty data blocks are skipped, as LevelDB does. A block that cannot be read or decoded
 //! stops the cursor with an error; it is never skipped silently.
+//!
+//! As a std iterator (`for entry in table.iter(&read)`), a cursor that was not positioned
+//! starts at the first entry; [`TableReader::range`] gives the entries between two keys.
+
+use std::ops::{Bound, RangeBounds};
 
 use bytes::Bytes;
 
 use super::readahead::Readahead;
 use super::reader::TableReader;
 use crate::block::{Block, BlockIter};
+use crate::cursor::{Cursor, Entries};
 use crate::error::{Error, Result};
 use crate::format::BlockHandle;
 use crate::internal_key::{self, ParsedInternalKey};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
 
-/// A cursor over a table's entries, in key order.
+/// A cursor over a table's entries, in key order ([`Cursor`]), and through
+/// [`IntoIterator`] a std iterator of owned `(key, value)` pairs ([`Entries`]).
 pub struct TableIter<'a, R> {
     table: &'a TableReader<R>,
     opts: ReadOptions,
@@ -33,12 +40,72 @@ pub struct TableIter<'a, R> {
     /// a block boundary).
     readahead: Readahead,
     forward: bool,
+    /// A seek was made (as a std iterator, an unpositioned cursor starts at the first entry).
+    positioned: bool,
 }
 
 impl<R: RandomAccess> TableReader<R> {
-    /// A cursor over the whole table.
+    /// A cursor over the whole table, not positioned (as a std iterator it starts at the
+    /// first entry).
     pub fn iter(&self, opts: &ReadOptions) -> TableIter<'_, R> {
         TableIter::new(self, *opts)
+    }
+
+    /// The entries whose keys lie in `range`, in order, as a std iterator (ending with the
+    /// error that stops it, if one does). Bounds are user keys: in a database's table (keys
+    /// stored as internal keys) every version of a user key in the range is yielded, as
+    /// stored.
+    ///
+    /// ```
+    /// # use leveldb_table::{Options, OpenOptions, ReadOptions, TableBuilder, TableReader};
+    /// # fn main() -> leveldb_table::Result<()> {
+    /// # let mut b = TableBuilder::new(Vec::new(), &Options::default())?;
+    /// # for k in [&b"a"[..], b"b", b"c", b"d"] { b.add(k, b"v")?; }
+    /// # let table = TableReader::open(b.finish()?.0, OpenOptions::default())?;
+    /// let keys: Vec<Vec<u8>> = table
+    ///     .range(b"b".as_slice()..b"d".as_slice(), &ReadOptions::default())
+    ///     .map(|e| e.map(|(k, _)| k))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(keys, [b"b".to_vec(), b"c".to_vec()]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn range<K: AsRef<[u8]>>(
+        &self,
+        range: impl RangeBounds<K>,
+        opts: &ReadOptions,
+    ) -> Entries<TableIter<'_, R>> {
+        // A user key's versions run from (key, newest) to (key, sequence 0, deletion).
+        let internal = self.is_internal();
+        let key = |k: &[u8], first: bool| -> Vec<u8> {
+            if !internal {
+                return k.to_vec();
+            }
+            let mut t = Vec::with_capacity(k.len() + 8);
+            let (sequence, kind) = if first {
+                (crate::format::MAX_SEQUENCE, internal_key::ValueType::Value)
+            } else {
+                (0, internal_key::ValueType::Deletion)
+            };
+            internal_key::append_internal_key(&mut t, k, sequence, kind);
+            t
+        };
+        let start = match range.start_bound() {
+            Bound::Included(k) => Bound::Included(key(k.as_ref(), true)),
+            Bound::Excluded(k) => Bound::Excluded(key(k.as_ref(), false)),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(k) => Bound::Included(key(k.as_ref(), false)),
+            Bound::Excluded(k) => Bound::Excluded(key(k.as_ref(), true)),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        Entries::in_range(
+            self.iter(opts),
+            self.comparator.clone(),
+            start.as_ref().map(Vec::as_slice),
+            end.as_ref().map(Vec::as_slice),
+        )
     }
 }
 
@@ -53,25 +120,8 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
             err: None,
             readahead: Readahead::default(),
             forward: false,
+            positioned: false,
         }
-    }
-
-    /// Whether the cursor is on an entry.
-    #[inline]
-    pub fn valid(&self) -> bool {
-        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
-    }
-
-    /// The current key (as stored: an internal key for internal-key tables).
-    #[inline]
-    pub fn key(&self) -> &[u8] {
-        self.data.as_ref().map_or(&[], |d| d.key())
-    }
-
-    /// The current value.
-    #[inline]
-    pub fn value(&self) -> &[u8] {
-        self.data.as_ref().map_or(&[], |d| d.value())
     }
 
     /// The current value as a shared, zero-copy slice of its block.
@@ -99,19 +149,6 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
             .map(|d| d.entry_offset())
     }
 
-    /// The error that stopped the cursor, if any.
-    pub fn status(&self) -> Result<(), &Error> {
-        match &self.err {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    /// Takes the error that stopped the cursor, if any.
-    pub fn take_error(&mut self) -> Option<Error> {
-        self.err.take()
-    }
-
     fn set_error(&mut self, e: Error) {
         if self.err.is_none() {
             self.err = Some(e);
@@ -121,7 +158,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
 
     /// Loads the data block the index cursor points at (if not already loaded).
     fn init_data_block(&mut self) {
-        if let Some(e) = self.index.take_error() {
+        if let Err(e) = self.index.status() {
             self.set_error(e);
             return;
         }
@@ -172,7 +209,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
             match self.data.as_mut() {
                 Some(d) if d.valid() => return,
                 Some(d) => {
-                    if let Some(e) = d.take_error() {
+                    if let Err(e) = d.status() {
                         self.set_error(e);
                         return;
                     }
@@ -198,10 +235,35 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
             }
         }
     }
+}
 
-    /// Moves to the first entry.
-    pub fn seek_to_first(&mut self) {
+impl<R: RandomAccess> Cursor for TableIter<'_, R> {
+    #[inline]
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+    }
+
+    /// The current key (as stored: an internal key for internal-key tables).
+    #[inline]
+    fn key(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.key())
+    }
+
+    #[inline]
+    fn value(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.value())
+    }
+
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn seek_to_first(&mut self) {
         self.err = None;
+        self.positioned = true;
         self.forward = true;
         self.index.seek_to_first();
         self.init_data_block();
@@ -211,9 +273,9 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.skip_empty(true);
     }
 
-    /// Moves to the last entry.
-    pub fn seek_to_last(&mut self) {
+    fn seek_to_last(&mut self) {
         self.err = None;
+        self.positioned = true;
         self.forward = false;
         self.index.seek_to_last();
         self.init_data_block();
@@ -223,9 +285,9 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.skip_empty(false);
     }
 
-    /// Moves to the first entry whose key is `>= target` (a table key).
-    pub fn seek(&mut self, target: &[u8]) {
+    fn seek(&mut self, target: &[u8]) {
         self.err = None;
+        self.positioned = true;
         self.forward = false;
         self.index.seek(target);
         self.init_data_block();
@@ -235,9 +297,8 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.skip_empty(true);
     }
 
-    /// Moves to the next entry.
     #[inline]
-    pub fn next(&mut self) {
+    fn next(&mut self) {
         if !self.valid() {
             return;
         }
@@ -252,8 +313,7 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         self.skip_empty(true);
     }
 
-    /// Moves to the previous entry.
-    pub fn prev(&mut self) {
+    fn prev(&mut self) {
         if !self.valid() {
             return;
         }
@@ -263,47 +323,19 @@ impl<'a, R: RandomAccess> TableIter<'a, R> {
         }
         self.skip_empty(false);
     }
-
-    /// Every entry from the first, as a std iterator of owned pairs. An error is yielded
-    /// once, then the iterator ends.
-    pub fn entries_from_start(mut self) -> Entries<'a, R> {
-        self.seek_to_first();
-        self.entries()
-    }
-
-    /// The remaining entries as a std iterator of owned pairs, starting at the current
-    /// position (call a seek first). An error is yielded once, then the iterator ends.
-    pub fn entries(self) -> Entries<'a, R> {
-        Entries {
-            it: self,
-            done: false,
-        }
-    }
 }
 
-/// Owned (key, value) pairs from a [`TableIter`]; see [`TableIter::entries`].
-pub struct Entries<'a, R> {
-    it: TableIter<'a, R>,
-    done: bool,
-}
-
-impl<R: RandomAccess> Iterator for Entries<'_, R> {
+/// Every entry from the first (or, when the cursor was positioned, from there on) as owned
+/// `(key, value)` pairs; an error that stops the cursor is the last item.
+impl<'a, R: RandomAccess> IntoIterator for TableIter<'a, R> {
     type Item = Result<(Vec<u8>, Vec<u8>)>;
+    type IntoIter = Entries<TableIter<'a, R>>;
 
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
+    fn into_iter(self) -> Self::IntoIter {
+        if self.positioned {
+            Entries::from_current(self)
+        } else {
+            Entries::from_first(self)
         }
-        if let Some(e) = self.it.take_error() {
-            self.done = true;
-            return Some(Err(e));
-        }
-        if !self.it.valid() {
-            self.done = true;
-            return None;
-        }
-        let item = (self.it.key().to_vec(), self.it.value().to_vec());
-        self.it.next();
-        Some(Ok(item))
     }
 }

@@ -6,7 +6,7 @@
 //!            1. the block's lookup record, which holds the block while the cache does
 //!            2. in place: an uncompressed block of a zero-copy source, with its directory
 //!            3. past the cache: a block the cache would turn away, read for this lookup
-//!               (a snappy block with a known outline decoded only up to the key)
+//!               and dropped
 //!            4. the block cache or the file (the block then enters the cache)
 //! search:  the first entry >= the seek key in that block -> the caller's answer
 //! ```
@@ -123,10 +123,10 @@ impl<R: RandomAccess> TableReader<R> {
         let mut f = Some(f);
         let search = |view: BlockView<'_>, f: &mut Option<F>| self.search(view, probe, route.tp, f);
         // 1. The block the lookup record holds.
-        let (in_cache, outline) =
+        let (in_cache, len) =
             match self.held_lookup(route.lookup, route.handle, |view| search(view, &mut f)) {
                 HeldLookup::Hit(r) => return r,
-                HeldLookup::Miss { probe, outline } => (probe, outline),
+                HeldLookup::Miss { probe, len } => (probe, len),
             };
         // 2. In place (a directory answers only exact probes).
         if probe.exact {
@@ -138,7 +138,7 @@ impl<R: RandomAccess> TableReader<R> {
         }
         // 3. Past the cache, when the record knows the cache does not hold the block.
         if !in_cache {
-            let r = self.find_transient(&route, outline, opts, probe.seek, &mut f, search)?;
+            let r = self.find_transient(&route, len, opts, &mut f, search)?;
             if let Some(r) = r {
                 return Ok(r);
             }
@@ -210,12 +210,12 @@ impl<R: RandomAccess> TableReader<R> {
     /// data block), block.
     ///
     /// ```
-    /// use leveldb_table::{Lookup, Options, ReadOptions, ReaderOptions, TableBuilder, TableReader};
+    /// use leveldb_table::{Lookup, Options, ReadOptions, OpenOptions, TableBuilder, TableReader};
     ///
     /// # fn main() -> leveldb_table::Result<()> {
     /// let mut b = TableBuilder::new(Vec::new(), &Options::default().bloom(10))?;
     /// b.add(b"k", b"v")?;
-    /// let table = TableReader::open(b.finish()?.0, ReaderOptions::default())?;
+    /// let table = TableReader::open(b.finish()?.0, OpenOptions::default())?;
     /// let read = ReadOptions::default();
     /// assert_eq!(table.get(b"k", &read)?.into_value(), Some(b"v".to_vec()));
     /// assert_eq!(table.get(b"x", &read)?, Lookup::NotFound);
@@ -232,10 +232,8 @@ impl<R: RandomAccess> TableReader<R> {
 
     /// [`get`](Self::get) that copies a found value into `value` (cleared first) instead of
     /// allocating one: with a warm cache and a buffer of sufficient capacity a lookup
-    /// allocates nothing. It is kept because it is measurably faster: `cargo bench --bench
-    /// table_get -- hit_filter_get` (1,024 warm hits on a 100k-entry snappy table) took
-    /// 304-306 us against `get`'s 325-330 us, two runs on a quiet machine (load 0.4),
-    /// 2026-11-26: `get` is 1.06-1.08x slower.
+    /// allocates nothing (docs/performance.md measures what that saves: `cargo bench
+    /// --bench table_get -- hit_filter_get`).
     ///
     /// # Errors
     /// As [`get`](Self::get).

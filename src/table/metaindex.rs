@@ -2,6 +2,7 @@
 
 use crate::block::stored::{read_block, ReadBlockOptions};
 use crate::block::Block;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error, Result, RocksDbFormat};
 use crate::format::BlockHandle;
 use crate::io::RandomAccess;
@@ -32,10 +33,8 @@ pub(super) fn read_metaindex<R: RandomAccess>(
         out.push((it.key().to_vec(), handle));
         it.next();
     }
-    match it.take_error() {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    it.status()?;
+    Ok(out)
 }
 
 /// What one entry of a list copied out of an index or metaindex block costs besides its key.

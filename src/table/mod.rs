@@ -22,7 +22,7 @@
 // blocks.rs     block reads: as stored, or data blocks through the cache
 // records.rs    per-block lookup records and what lookups pass between their steps
 // route.rs      index search, record, filter     in_place.rs   blocks of zero-copy sources
-// partial.rs    blocks past the cache            lookup.rs     the pipeline, the answers
+// transient.rs  blocks past the cache            lookup.rs     the pipeline, the answers
 // iter.rs       TableIter                        verify.rs     TableReader::verify
 // salvage.rs    a table's entries found by block checksums
 
@@ -32,15 +32,15 @@ mod in_place;
 pub(crate) mod iter;
 mod lookup;
 mod metaindex;
-mod partial;
 mod readahead;
 mod reader;
 mod records;
 mod route;
 pub mod salvage;
+mod transient;
 pub(crate) mod verify;
 
-pub use iter::{Entries, TableIter};
+pub use iter::TableIter;
 pub use lookup::Lookup;
 pub(crate) use lookup::LookupKind;
 pub use reader::{FilterStatus, TableReader};
@@ -54,4 +54,4 @@ pub use crate::table_builder::{TableBuilder, TableStats};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_partial;
+mod tests_transient;

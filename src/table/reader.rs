@@ -15,6 +15,7 @@ use super::records::{InPlace, Lookups};
 use crate::block::stored::{read_block, ReadBlockOptions};
 use crate::block::Block;
 use crate::cache::BlockCache;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error, Result};
 use crate::filter::block::FilterBlockReader;
 use crate::filter::{
@@ -26,7 +27,7 @@ use crate::format::{
 };
 use crate::internal_key::{self, InternalKeyComparator};
 use crate::io::RandomAccess;
-use crate::options::{CompressionProfile, KeyFormat, ReadOptions, ReaderOptions};
+use crate::options::{CompressionProfile, KeyFormat, OpenOptions, ReadOptions};
 use crate::search::index::ParsedIndex;
 use crate::util::comparator::{BytewiseComparator, Comparator};
 
@@ -59,7 +60,7 @@ pub struct TableReader<R> {
     pub(super) filter_to_load: Option<(Arc<dyn FilterPolicy>, BlockHandle)>,
     pub(super) filter_handle: Option<BlockHandle>,
     pub(super) meta_read: ReadBlockOptions,
-    /// Verify every block's checksum ([`ReaderOptions::verify_checksums`]).
+    /// Verify every block's checksum ([`OpenOptions::verify_checksums`]).
     pub(super) verify_checksums: bool,
     pub(super) comparator: Arc<dyn Comparator>,
     pub(super) user_comparator: Arc<dyn Comparator>,
@@ -83,12 +84,18 @@ pub struct TableReader<R> {
 }
 
 impl TableReader<File> {
-    /// Opens the table file at `path` read-only with default options.
+    /// Opens the table file at `path` read-only (reads through `pread`; see
+    /// [`open_mmap`](TableReader::open_mmap) for a memory map).
     ///
     /// # Errors
-    /// I/O errors and every corruption [`TableReader::open`] reports.
-    pub fn open_path(path: impl AsRef<Path>) -> Result<Self> {
-        Self::open(File::open(path)?, ReaderOptions::default())
+    /// I/O errors and every corruption [`TableReader::open`] reports, in
+    /// [`Error::InFile`](crate::Error::InFile) naming `path`.
+    pub fn open_path(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Self> {
+        let path = path.as_ref();
+        File::open(path)
+            .map_err(crate::Error::from)
+            .and_then(|f| Self::open(f, opts))
+            .map_err(|e| e.in_file(path.display()))
     }
 }
 
@@ -100,16 +107,20 @@ impl TableReader<Bytes> {
     /// [`map_file`](crate::raw::map_file)); use [`TableReader::open`] with a [`File`] for files that may change.
     ///
     /// # Errors
-    /// I/O errors and every corruption [`TableReader::open`] reports.
+    /// I/O errors and every corruption [`TableReader::open`] reports, in
+    /// [`Error::InFile`](crate::Error::InFile) naming `path`.
     ///
     /// # Safety
     /// As [`map_file`](crate::raw::map_file): the file must not be truncated or modified while the table
     /// (or any block read from it) is alive.
     #[allow(unsafe_code)]
-    pub unsafe fn open_mmap(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {
+    pub unsafe fn open_mmap(path: impl AsRef<Path>, opts: OpenOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let named = |e: crate::Error| e.in_file(path.display());
+        let file = File::open(path).map_err(|e| named(e.into()))?;
         // SAFETY: the caller upholds `map_file`'s contract (this function's own).
-        let map = unsafe { crate::util::os::map_file(&File::open(path)?)? };
-        Self::open(map, opts)
+        let map = unsafe { crate::util::os::map_file(&file) }.map_err(|e| named(e.into()))?;
+        Self::open(map, opts).map_err(named)
     }
 }
 
@@ -124,7 +135,7 @@ impl<R: RandomAccess> TableReader<R> {
     /// # Errors
     /// A file under 48 bytes, a bad magic (RocksDB files are named), a bad footer, an index
     /// block that cannot be read or validated.
-    pub fn open(file: R, opts: ReaderOptions) -> Result<Self> {
+    pub fn open(file: R, opts: OpenOptions) -> Result<Self> {
         let file_size = file.size()?;
         if file_size < FOOTER_LEN as u64 {
             return Err(Error::TooShort { file_size });
@@ -217,12 +228,12 @@ impl<R: RandomAccess> TableReader<R> {
             n += 1;
             it.next();
         }
-        n > 0 || it.error().is_some()
+        n > 0 || it.status().is_err()
     }
 
     /// Finds the filter named in the metaindex and its policy. Returns the final status
     /// when there is nothing to read; otherwise the block is read on first use.
-    fn plan_filter(&mut self, opts: &ReaderOptions) -> Option<FilterStatus> {
+    fn plan_filter(&mut self, opts: &OpenOptions) -> Option<FilterStatus> {
         let Some((name, handle)) = self
             .metaindex
             .iter()
@@ -366,9 +377,7 @@ impl<R: RandomAccess> TableReader<R> {
             out.push((it.key().to_vec(), h));
             it.next();
         }
-        match it.take_error() {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        it.status()?;
+        Ok(out)
     }
 }

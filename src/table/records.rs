@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 
-use crate::block::{Block, BlockOutline, RestartHints};
+use crate::block::{Block, RestartHints};
 use crate::cache::{CachedBlock, SlotOwner};
 use crate::format::BlockHandle;
 use crate::search::block_dir::BlockDir;
@@ -47,9 +47,9 @@ pub(super) enum Slot {
     /// Never filled: the cache may hold the block anyway (a scan or another path loaded it).
     Never,
     /// The cache let the block go, or did not take it: probing it would only miss. With
-    /// the block's outline when known, so that a lookup the cache will not keep the block
-    /// for decodes it only up to its key (`partial.rs`).
-    Gone(Option<BlockOutline>),
+    /// the block's uncompressed length when known (what the cache would charge for it, so
+    /// that a lookup can ask whether it would take the block before reading it).
+    Gone(Option<u32>),
     /// The block, while the cache holds it.
     Held(Held),
 }
@@ -71,9 +71,7 @@ impl SlotOwner for Lookups {
         if let Some(Ok(mut slot)) = self.0.get(index).map(|l| l.slot.write()) {
             if let Slot::Held(h) = &*slot {
                 if Arc::ptr_eq(&h.entry, entry) {
-                    // Hints that hold every restart point are already an outline.
-                    let outline = h.hints.as_ref().and_then(|hints| hints.outline(&h.block));
-                    *slot = Slot::Gone(outline);
+                    *slot = Slot::Gone(u32::try_from(h.block.size()).ok());
                 }
             }
         }
@@ -87,12 +85,9 @@ pub(super) type Install<'a> = dyn Fn(&Arc<CachedBlock>) + 'a;
 pub(super) enum HeldLookup<T> {
     /// The record held the block: the lookup's result.
     Hit(T),
-    /// Not held; `probe`: the cache may hold the block all the same; the block's outline
-    /// if the record keeps one.
-    Miss {
-        probe: bool,
-        outline: Option<BlockOutline>,
-    },
+    /// Not held; `probe`: the cache may hold the block all the same; the block's
+    /// uncompressed length if the record keeps it.
+    Miss { probe: bool, len: Option<u32> },
 }
 
 /// Filter bytes a [`BlockLookup`] holds inline (a 4 KiB block of 100-byte entries at 10

@@ -114,10 +114,7 @@ impl<R: RandomAccess> TableReader<R> {
         handle: BlockHandle,
         f: impl FnOnce(BlockView<'_>) -> T,
     ) -> HeldLookup<T> {
-        let miss = |probe| HeldLookup::Miss {
-            probe,
-            outline: None,
-        };
+        let miss = |probe| HeldLookup::Miss { probe, len: None };
         let (Some(l), Some(cache)) = (lookup, &self.cache) else {
             return miss(true);
         };
@@ -142,9 +139,9 @@ impl<R: RandomAccess> TableReader<R> {
                 HeldLookup::Hit(r)
             }
             Slot::Never => miss(true),
-            Slot::Gone(outline) => HeldLookup::Miss {
+            Slot::Gone(len) => HeldLookup::Miss {
                 probe: false,
-                outline: *outline,
+                len: *len,
             },
             Slot::Held(_) => miss(false),
         }
@@ -190,7 +187,7 @@ impl<R: RandomAccess> TableReader<R> {
             // Not taken by the cache: later lookups read it again without probing.
             if let Ok(mut slot) = l.slot.write() {
                 if matches!(*slot, Slot::Never | Slot::Gone(None)) {
-                    *slot = Slot::Gone(self.outline_of(&e.block));
+                    *slot = Slot::Gone(u32::try_from(e.block.size()).ok());
                 }
             }
         }

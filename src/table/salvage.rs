@@ -32,6 +32,7 @@ use bytes::Bytes;
 use crate::block::stored::{ReadBlockOptions, StoredBlock};
 use crate::block::Block;
 use crate::compress::CompressionProfile;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error};
 use crate::format::{self, BlockHandle, BLOCK_TRAILER_LEN};
 use crate::io::RandomAccess;
@@ -106,7 +107,7 @@ pub fn salvage_table<R: RandomAccess>(table: &TableReader<R>, opts: ReadOptions)
         }
         idx.next();
     }
-    if let Some(error) = idx.take_error() {
+    if let Err(error) = idx.status() {
         let ih = table.footer().index;
         out.push(Salvaged::Damaged {
             offset: ih.offset,
@@ -133,7 +134,7 @@ fn push_block(out: &mut Vec<Salvaged>, block: &Block, handle: BlockHandle, cmp: 
         entries,
         offsets,
     });
-    if let Some(error) = it.take_error() {
+    if let Err(error) = it.status() {
         out.push(Salvaged::Damaged {
             offset: handle.offset,
             len: Some(handle.size + BLOCK_TRAILER_LEN as u64),
@@ -154,7 +155,7 @@ struct Found {
 /// Finds the blocks of a table whose footer or index is lost, by their checksums, and
 /// returns the entries of its data blocks in file order, with the damaged stretches.
 ///
-/// `profile` says how compression id 2 is read (as [`crate::ReaderOptions`]).
+/// `profile` says how compression id 2 is read (as [`crate::OpenOptions`]).
 pub fn salvage_bytes(file: &[u8], profile: CompressionProfile) -> Vec<Salvaged> {
     let rb = ReadBlockOptions {
         verify_checksum: true,
@@ -336,7 +337,7 @@ fn non_data_blocks(found: &[Found]) -> Vec<usize> {
             }
             it.next();
         }
-        let all_handles = n > 0 && handles.len() == n && it.error().is_none();
+        let all_handles = n > 0 && handles.len() == n && it.status().is_ok();
         let chained = handles
             .windows(2)
             .all(|w| w[0].end_with_trailer() == Some(w[1].offset));

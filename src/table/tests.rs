@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::records::Slot;
 use super::*;
 use crate::cache::BlockCache;
-use crate::options::{Compression, KeyFormat, Options, ReadOptions, ReaderOptions};
+use crate::options::{Compression, KeyFormat, OpenOptions, Options, ReadOptions};
 use crate::table_builder::TableBuilder;
 
 fn key(i: usize) -> Vec<u8> {
@@ -33,7 +33,7 @@ fn table(n: usize, blocks: u64) -> (TableReader<Vec<u8>>, Arc<BlockCache>) {
     }
     let (bytes, _) = b.finish().unwrap();
     let cache = Arc::new(BlockCache::new(blocks * 4400));
-    let ro = ReaderOptions::default()
+    let ro = OpenOptions::default()
         .keys(KeyFormat::Plain)
         .block_cache(Some(cache.clone()));
     (TableReader::open(bytes, ro).unwrap(), cache)

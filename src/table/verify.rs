@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use super::reader::{FilterStatus, TableReader};
 use crate::block::stored::StoredBlock;
 use crate::block::Block;
+use crate::cursor::Cursor;
 use crate::error::{BlockKind, Error};
 use crate::format::BlockHandle;
 use crate::internal_key;
@@ -201,11 +202,11 @@ impl<R: RandomAccess> TableReader<R> {
                 }
                 it.next();
             }
-            if let Some(e) = it.take_error() {
+            if let Err(e) = it.status() {
                 report.push(e);
             }
         }
-        if let Some(e) = index.take_error() {
+        if let Err(e) = index.status() {
             report.push(e);
         }
         report

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use bytes::Bytes;
-use leveldb_table::db::{DbRecord, Location};
+use leveldb_table::db::reader::{DbRecord, Location};
 use leveldb_table::raw::format::{ReadBlockOptions, StoredBlock};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{error::BlockKind, raw::format::BlockHandle, table::CompressionProfile};

@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::Db;
-use leveldb_table::db::{records, RecordStatus};
+use leveldb_table::db::reader::Db;
+use leveldb_table::db::reader::{records, RecordStatus};
 use leveldb_table::raw::internal_key::ValueType;
+use leveldb_table::Cursor;
 use leveldb_table::Lookup;
 use proptest::prelude::*;
 
@@ -38,14 +39,14 @@ pub fn remove(dir: &Path, pred: impl Fn(&str) -> bool) {
 pub type Live = BTreeMap<Vec<u8>, (Vec<u8>, u64)>;
 
 pub fn view(db: &Db) -> Vec<(Vec<u8>, Vec<u8>, u64)> {
-    let mut v = db.view(&leveldb_table::ReadOptions::default()).unwrap();
+    let mut v = db.iter(&leveldb_table::ReadOptions::default());
     v.seek_to_first();
     let mut out = Vec::new();
     while v.valid() {
         out.push((v.key().to_vec(), v.value().to_vec(), v.sequence()));
         v.next();
     }
-    assert!(v.error().is_none(), "{:?}", v.error());
+    v.status().unwrap_or_else(|e| panic!("{e}"));
     out
 }
 

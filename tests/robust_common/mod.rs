@@ -15,9 +15,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use leveldb_table::raw::BlockBuilder;
 use leveldb_table::raw::{coding, compress as rcompress, format as rformat};
+use leveldb_table::Cursor;
 use leveldb_table::{
     error::BlockKind, raw::format::BlockHandle, raw::format::Footer, table::CompressionProfile,
-    table::KeyFormat, BytewiseComparator, Error, RandomAccess, ReadOptions, ReaderOptions,
+    table::KeyFormat, BytewiseComparator, Error, OpenOptions, RandomAccess, ReadOptions,
     TableReader,
 };
 
@@ -110,7 +111,7 @@ pub struct Parts {
 impl Parts {
     /// Takes a valid table apart, keeping every block as stored (compressed or not).
     pub fn from_table(bytes: &[u8]) -> Parts {
-        let t = TableReader::open(bytes, ReaderOptions::default().keys(KeyFormat::Plain))
+        let t = TableReader::open(bytes, OpenOptions::default().keys(KeyFormat::Plain))
             .expect("Parts::from_table needs a valid table");
         let stored = |h: BlockHandle| {
             let at = h.offset as usize;
@@ -216,7 +217,7 @@ impl Parts {
     /// The handle of every block of `table` (data blocks, filter, metaindex, index), as its
     /// footer, index and metaindex give them.
     pub fn regions(table: &[u8]) -> Vec<(BlockKind, BlockHandle)> {
-        let t = TableReader::open(table, ReaderOptions::default().keys(KeyFormat::Plain))
+        let t = TableReader::open(table, OpenOptions::default().keys(KeyFormat::Plain))
             .expect("valid table");
         let mut out: Vec<(BlockKind, BlockHandle)> = t
             .data_block_handles()
@@ -922,7 +923,7 @@ impl RandomAccess for Checked {
 #[derive(Clone)]
 pub struct Mode {
     pub name: &'static str,
-    pub opts: ReaderOptions,
+    pub opts: OpenOptions,
     pub read: ReadOptions,
     /// Read from a zero-copy source (blocks used in place, cached ones with directories).
     pub zero_copy: bool,
@@ -932,13 +933,13 @@ pub fn modes() -> Vec<Mode> {
     vec![
         Mode {
             name: "default",
-            opts: ReaderOptions::default(),
+            opts: OpenOptions::default(),
             read: ReadOptions::default(),
             zero_copy: false,
         },
         Mode {
             name: "no-checksums/internal",
-            opts: ReaderOptions::default()
+            opts: OpenOptions::default()
                 .verify_checksums(false)
                 .keys(KeyFormat::Internal),
             read: ReadOptions::default().fill_cache(false),
@@ -946,7 +947,7 @@ pub fn modes() -> Vec<Mode> {
         },
         Mode {
             name: "no-checksums/plain",
-            opts: ReaderOptions::default()
+            opts: OpenOptions::default()
                 .verify_checksums(false)
                 .keys(KeyFormat::Plain),
             read: ReadOptions::default().fill_cache(false),
@@ -954,7 +955,7 @@ pub fn modes() -> Vec<Mode> {
         },
         Mode {
             name: "zero-copy/cached",
-            opts: ReaderOptions::default().block_cache(Some(std::sync::Arc::new(
+            opts: OpenOptions::default().block_cache(Some(std::sync::Arc::new(
                 leveldb_table::BlockCache::new(1 << 20),
             ))),
             read: ReadOptions::default(),
@@ -1032,7 +1033,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         out.violations
             .push(format!("forward scan took more than {max_entries} steps"));
     }
-    if let Some(e) = it.take_error() {
+    if let Err(e) = it.status() {
         out.errors.push(e);
     }
     drop(it);
@@ -1049,7 +1050,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         out.violations
             .push(format!("backward scan took more than {max_entries} steps"));
     }
-    if let Some(e) = it.take_error() {
+    if let Err(e) = it.status() {
         out.errors.push(e);
     }
     drop(it);
@@ -1066,7 +1067,7 @@ pub fn exercise(bytes: &[u8], mode: &Mode, keys: &[Vec<u8>]) -> Outcome {
         it.seek(k);
         it.next();
         it.prev();
-        if let Some(e) = it.take_error() {
+        if let Err(e) = it.status() {
             out.errors.push(e);
         }
         drop(it);
@@ -1157,7 +1158,7 @@ pub fn reachable_entries(block: &[u8]) -> Vec<(usize, Vec<u8>)> {
 
 /// Keys to probe a table with: its first keys (user keys for internal tables) and neighbours.
 pub fn probe_keys(table: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let t = TableReader::open(table, ReaderOptions::default()).expect("valid table");
+    let t = TableReader::open(table, OpenOptions::default()).expect("valid table");
     let mut it = t.iter(&ReadOptions::default());
     it.seek_to_first();
     let mut keys = Vec::new();

@@ -9,6 +9,7 @@ use leveldb_table::{Db, Lookup, ReadOptions};
 use super::session::{decode_session_storage, SessionStorageEntry};
 use super::{detect, StorageKind};
 use crate::error::{Error, Result};
+use leveldb_table::Cursor;
 
 /// localStorage or sessionStorage, when the first keys of `db` are all keys one of them
 /// writes ([`detect`]) and its schema version key is there (Chrome writes it first of all:
@@ -18,14 +19,14 @@ use crate::error::{Error, Result};
 /// The keys or the version key cannot be read ([`Error::Db`]): never "neither" for a
 /// directory that could not be read.
 pub fn detect_storage(db: &Db) -> Result<Option<StorageKind>> {
-    let mut view = db.view(&ReadOptions::default())?;
+    let mut view = db.iter(&ReadOptions::default());
     view.seek_to_first();
     let mut keys = Vec::new();
     while view.valid() && keys.len() < 64 {
         keys.push(view.key().to_vec());
         view.next();
     }
-    if let Some(e) = view.take_error() {
+    if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
     let has = |k: &[u8]| -> Result<bool> {
@@ -47,7 +48,7 @@ pub fn detect_storage(db: &Db) -> Result<Option<StorageKind>> {
 /// The namespace records cannot be read ([`Error::Db`]): never fewer maps in silence.
 pub fn session_maps(db: &Db) -> Result<BTreeMap<i64, (Vec<String>, String)>> {
     let mut maps: BTreeMap<i64, (Vec<String>, String)> = BTreeMap::new();
-    let mut view = db.view(&ReadOptions::default())?;
+    let mut view = db.iter(&ReadOptions::default());
     view.seek(b"namespace-");
     while view.valid() && view.key().starts_with(b"namespace-") {
         if let Some(SessionStorageEntry::Namespace {
@@ -62,7 +63,7 @@ pub fn session_maps(db: &Db) -> Result<BTreeMap<i64, (Vec<String>, String)>> {
         }
         view.next();
     }
-    if let Some(e) = view.take_error() {
+    if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
     Ok(maps)

@@ -31,7 +31,7 @@ use super::coding::{
     read_varint, skip_key, KeyPrefix, PrefixKind,
 };
 use super::format::*;
-use leveldb_table::db::KnownOrder;
+use leveldb_table::db::reader::KnownOrder;
 use leveldb_table::Comparator;
 
 /// Chrome's IndexedDB comparator, `idb_cmp1`.

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{DbRecord, RecordStatus};
+use leveldb_table::db::reader::{DbRecord, RecordStatus};
 use leveldb_table::raw::internal_key::ValueType;
 use leveldb_table::{Db, Lookup, ReadOptions};
 
@@ -29,6 +29,7 @@ use super::value::decode_record_value;
 use super::wrapping::{unwrap_value, Unwrapped};
 use crate::error::{Error, Result, ValuePlace};
 use crate::v8value::{decode, Decoded, ValueError};
+use leveldb_table::Cursor;
 
 /// The names of an IndexedDB directory's databases, object stores and indexes: the global
 /// metadata (database 0), then each database's own (store 0), for every database that has
@@ -42,13 +43,13 @@ use crate::v8value::{decode, Decoded, ValueError};
 /// file and offset); never an empty or partial catalog in silence.
 pub fn idb_catalog(db: &Db) -> Result<Catalog> {
     let mut c = Catalog::default();
-    let mut view = db.view(&ReadOptions::default())?;
+    let mut view = db.iter(&ReadOptions::default());
     view.seek_to_first();
     while view.valid() && key_prefix(view.key()).is_some_and(|p| p.database == 0) {
         c.observe(view.key(), view.value());
         view.next();
     }
-    if let Some(e) = view.take_error() {
+    if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
     // Every database's own metadata, named by the global records or not (a database whose
@@ -73,12 +74,15 @@ pub fn idb_catalog(db: &Db) -> Result<Catalog> {
             c.observe(view.key(), view.value());
             view.next();
         }
+        if let Err(e) = view.status() {
+            return Err(Error::Db(e));
+        }
         let Some(next) = id.checked_add(1) else {
             break;
         };
         id = next;
     }
-    if let Some(e) = view.take_error() {
+    if let Err(e) = view.status() {
         return Err(Error::Db(e));
     }
     c.partial = partial(db);
@@ -308,7 +312,7 @@ mod tests {
         assert_eq!(names[1].0, "second");
         let blob_dir = idb_blob_dir(&dir).unwrap();
         assert!(blob_dir.is_dir());
-        let mut view = db.view(&ReadOptions::default()).unwrap();
+        let mut view = db.iter(&ReadOptions::default());
         view.seek_to_first();
         let (mut records, mut from_blob, mut snappy) = (0, 0, 0);
         while view.valid() {
@@ -324,7 +328,7 @@ mod tests {
         assert_eq!(records, 31);
         assert!(from_blob >= 2 && snappy >= 1, "{from_blob} {snappy}");
         // Without the blob folder, a value moved there is an error that says so.
-        let mut view = db.view(&ReadOptions::default()).unwrap();
+        let mut view = db.iter(&ReadOptions::default());
         view.seek_to_first();
         let mut said = 0;
         while view.valid() {

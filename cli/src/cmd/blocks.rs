@@ -21,6 +21,8 @@ use leveldb_table::{
 };
 use serde_json::{json, Value};
 
+use leveldb_table::Cursor;
+
 use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
 use crate::render::output::{OutFormat, RowsOut};
@@ -130,7 +132,7 @@ impl Inspector<'_> {
             Err(e) => {
                 row.checksum_ok = Some(false);
                 row.error = Some(err(&Error::Io {
-                    source: e,
+                    source: std::sync::Arc::new(e),
                     block: Some((kind, handle)),
                 }));
                 return (row, None);
@@ -191,7 +193,7 @@ impl Inspector<'_> {
                         }
                     }
                     row.entries = Some(count);
-                    if let Some(e) = it.take_error() {
+                    if let Err(e) = it.status() {
                         row.error.get_or_insert_with(|| err(&e));
                     }
                 }

@@ -148,7 +148,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         opts.bloom(a.filter.bloom_bits)
     };
     if internal {
-        opts = opts.internal_keys(true);
+        opts = opts.keys(KeyFormat::Internal);
     }
     let cmp: Arc<dyn Comparator> = if internal {
         Arc::new(InternalKeyComparator::new(Arc::new(BytewiseComparator)))

@@ -10,6 +10,8 @@ use leveldb_table::table::salvage::Salvaged;
 use leveldb_table::Comparator;
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 
+use leveldb_table::Cursor;
+
 use crate::exit::{self, CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
 use crate::input::keys;
@@ -179,8 +181,8 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
     }
     if let Err(e) = it.status() {
         out.finish()?;
-        let msg = format!("{} (after {n} entries)", exit::describe(&a.file, e));
-        return Err(Failure::Exit(exit::code_for(e), msg));
+        let msg = format!("{} (after {n} entries)", exit::describe(&a.file, &e));
+        return Err(Failure::Exit(exit::code_for(&e), msg));
     }
     out.finish()?;
     Ok(EXIT_OK)

@@ -15,6 +15,8 @@ use leveldb_table::{
 };
 use serde_json::{json, Value};
 
+use leveldb_table::Cursor;
+
 use crate::exit::{self, CmdResult, Failure, EXIT_OK};
 use crate::input::flags::Global;
 use crate::input::keys;
@@ -175,7 +177,7 @@ fn gather(
             }
             it.next();
         }
-        if let Some(e) = it.take_error() {
+        if let Err(e) = it.status() {
             return Err(fail(e));
         }
         entries += n;

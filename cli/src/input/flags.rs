@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use leveldb_table::{table::KeyFormat, BytewiseComparator, Comparator, ReadOptions, ReaderOptions};
+use leveldb_table::{table::KeyFormat, BytewiseComparator, Comparator, OpenOptions, ReadOptions};
 use sst_chrome::idb::IdbComparator;
 
 /// The reading options (`--keys`, `--comparator`, `--no-verify`, wherever given; see
@@ -25,8 +25,8 @@ pub struct Global {
 
 impl Global {
     /// Reader options for opening a table.
-    pub fn reader_options(&self) -> ReaderOptions {
-        ReaderOptions::default()
+    pub fn reader_options(&self) -> OpenOptions {
+        OpenOptions::default()
             .keys(self.keys)
             .verify_checksums(self.verify)
     }

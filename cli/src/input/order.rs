@@ -15,6 +15,8 @@ use leveldb_table::db::files::FileKind;
 use leveldb_table::{db::files::read_current, db::files::ManifestState};
 use leveldb_table::{Comparator, ReadOptions, TableReader};
 
+use leveldb_table::Cursor;
+
 use crate::exit::{self, Failure};
 use crate::input::flags::{ComparatorArg, Global};
 use crate::render::text;

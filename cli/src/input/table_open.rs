@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use leveldb_table::{Error, ReaderOptions, TableReader};
+use leveldb_table::{Error, OpenOptions, TableReader};
 
 use crate::exit::{describe, Failure};
 use crate::input::filekind::{self, Kind};
@@ -42,7 +42,7 @@ pub fn open_table_err(path: &Path, g: &Global) -> Result<TableReader<File>, Open
 
 /// Reader options for the table at `path`: the reading options and the table's order (its
 /// directory's MANIFEST, else `--comparator`, else bytewise).
-pub fn table_options(path: &Path, g: &Global) -> Result<ReaderOptions, OpenError> {
+pub fn table_options(path: &Path, g: &Global) -> Result<OpenOptions, OpenError> {
     let (cmp, _) = crate::input::order::comparator_for(path, g).map_err(OpenError::Order)?;
     let mut opts = g.reader_options();
     opts.comparator = cmp;

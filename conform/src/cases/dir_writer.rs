@@ -12,6 +12,7 @@
 //! model: the writes applied in sequence order = the expected live view
 //! ```
 
+use leveldb_table::table::KeyFormat;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -52,7 +53,7 @@ impl DirWriter {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         Ok(DirWriter {
             dir: dir.to_path_buf(),
-            opts: opts.internal_keys(true),
+            opts: opts.keys(KeyFormat::Internal),
             next_file: 2,
             seq: 0,
             manifest_seq: 0,

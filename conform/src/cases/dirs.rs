@@ -276,17 +276,11 @@ pub(super) fn cases(root: &Path) -> Result<Vec<Case>> {
 
     let d = root.join("db-bulk");
     let entries = data::words(20_000, 22);
-    let mut b = BulkBuilder::create(
-        &d,
-        BulkOptions {
-            target_file_size: 64 << 10,
-            ..BulkOptions::default()
-        },
-    )
-    .map_err(|e| Error::SelfCheck {
-        case: "db-bulk".into(),
-        reason: e.to_string(),
-    })?;
+    let mut b = BulkBuilder::create(&d, BulkOptions::default().target_file_size(64 << 10))
+        .map_err(|e| Error::SelfCheck {
+            case: "db-bulk".into(),
+            reason: e.to_string(),
+        })?;
     for (k, v) in &entries {
         b.add(k, v).map_err(|e| Error::SelfCheck {
             case: "db-bulk".into(),

@@ -6,6 +6,7 @@
 //! Each is written by this project's builder and read back by its reader before it is used:
 //! the expected entries are the ones written.
 
+use leveldb_table::table::KeyFormat;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -183,7 +184,9 @@ pub(super) fn cases(dir: &Path) -> Result<Vec<Case>> {
         "a database's table: internal keys (user key + sequence/type), several versions, \
          deletions, filter over user keys",
         data::internal(1200, 8),
-        opts(Compression::Snappy).bloom(10).internal_keys(true),
+        opts(Compression::Snappy)
+            .bloom(10)
+            .keys(KeyFormat::Internal),
     )?;
     add(
         "table-no-filter",

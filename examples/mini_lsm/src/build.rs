@@ -2,6 +2,7 @@
 //! order into a `TableFileBuilder` (temporary file, fsync, rename, directory fsync), so the
 //! table appears complete or not at all.
 
+use leveldb_table::table::KeyFormat;
 use std::path::Path;
 
 use leveldb_table::db::files::{table_file_name, FileMeta};
@@ -22,7 +23,7 @@ pub fn build_table(
     mem: &MemTable,
 ) -> Result<FileMeta> {
     let path = dir.join(table_file_name(number));
-    let mut b = TableFileBuilder::create(&path, &table_opts.clone().internal_keys(true))?;
+    let mut b = TableFileBuilder::create(&path, &table_opts.clone().keys(KeyFormat::Internal))?;
     let (mut smallest, mut largest) = (Vec::new(), Vec::new());
     mem.for_each(|k, v| {
         if smallest.is_empty() {

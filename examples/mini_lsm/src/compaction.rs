@@ -19,8 +19,9 @@
 use std::sync::{Arc, MutexGuard};
 
 use leveldb_table::db::engine::MergingCursor;
-use leveldb_table::db::engine::{write_compaction_output, CompactionOptions, Cursor};
+use leveldb_table::db::engine::{write_compaction_output, CompactionOptions};
 use leveldb_table::db::files::{NewFile, VersionEdit};
+use leveldb_table::Cursor;
 use leveldb_table::ReadOptions;
 
 use crate::cursors::{FilesCursor, OwnedTableCursor};
@@ -216,15 +217,15 @@ pub fn compact<'a>(
         });
         return (st, r);
     }
-    let opts = CompactionOptions {
-        table: table_options(&inner.opts),
-        target_file_size: inner.opts.max_file_size,
-        smallest_snapshot: st.smallest_snapshot(),
-        // Nothing deeper overlaps: deletions no snapshot needs can go.
-        bottommost: ((level + 2)..NUM_LEVELS)
-            .all(|l| c.version.overlapping(l, Some(&lo), Some(&hi)).is_empty()),
-        level: (level + 1) as u32,
-    };
+    // Nothing deeper overlaps: deletions no snapshot needs can go.
+    let bottommost = ((level + 2)..NUM_LEVELS)
+        .all(|l| c.version.overlapping(l, Some(&lo), Some(&hi)).is_empty());
+    let opts = CompactionOptions::default()
+        .table(table_options(&inner.opts))
+        .target_file_size(inner.opts.max_file_size)
+        .smallest_snapshot(st.smallest_snapshot())
+        .bottommost(bottommost)
+        .level((level + 1) as u32);
     drop(st);
     let inputs = c.inputs[0].len() + c.inputs[1].len();
     inner.emit(Event::CompactionStarted { level, inputs });

@@ -2,7 +2,7 @@
 //! is on (the table cache may close the others):
 //!
 //! ```text
-//! OwnedTableCursor: Arc<Table> + the library's TableCursor borrowing it (self_cell)
+//! OwnedTableCursor: Arc<Table> + the library's TableIter borrowing it (self_cell)
 //! FilesCursor:      the sorted, disjoint tables of one level (LevelDB's concatenating
 //!                   "two-level" iterator): one OwnedTableCursor at a time, opened through
 //!                   the table cache when the cursor reaches its table; both directions
@@ -11,14 +11,15 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use leveldb_table::db::engine::{Cursor, TableCursor};
+use leveldb_table::db::engine::TableFile;
 use leveldb_table::db::files::table_file_name;
-use leveldb_table::{Comparator, Error, ReadOptions};
+use leveldb_table::table::TableIter;
+use leveldb_table::{Comparator, Cursor, Error, ReadOptions, Result};
 
 use crate::table_cache::{Table, TableCache};
 use crate::version::{icmp, FileInfo};
 
-type Borrowing<'a> = TableCursor<'a>;
+type Borrowing<'a> = TableIter<'a, TableFile>;
 
 self_cell::self_cell!(
     struct TableCell {
@@ -28,30 +29,17 @@ self_cell::self_cell!(
     }
 );
 
-/// A cursor over one table that keeps the table open while it lives.
+/// A cursor over one table that keeps the table open while it lives; its errors name the
+/// table's file.
 pub struct OwnedTableCursor {
     cell: TableCell,
-    err: Option<Error>,
 }
 
 impl OwnedTableCursor {
     /// A cursor over `table`, not positioned.
     pub fn new(table: Arc<Table>, read: ReadOptions) -> OwnedTableCursor {
         OwnedTableCursor {
-            cell: TableCell::new(table, |t| TableCursor::new(&t.reader, read)),
-            err: None,
-        }
-    }
-
-    fn number(&self) -> u64 {
-        self.cell.borrow_owner().number
-    }
-
-    /// Moves the cursor's error, named with the table's file, to `err`.
-    fn take_inner_error(&mut self) {
-        let number = self.number();
-        if let Some(e) = self.cell.with_dependent_mut(|_, c| c.take_error()) {
-            self.err = Some(in_table(number, e));
+            cell: TableCell::new(table, |t| t.reader.iter(&read)),
         }
     }
 }
@@ -69,19 +57,16 @@ pub fn in_table(number: u64, e: Error) -> Error {
 
 impl Cursor for OwnedTableCursor {
     fn valid(&self) -> bool {
-        self.err.is_none() && self.cell.borrow_dependent().valid()
+        self.cell.borrow_dependent().valid()
     }
     fn seek_to_first(&mut self) {
         self.cell.with_dependent_mut(|_, c| c.seek_to_first());
-        self.take_inner_error();
     }
     fn seek(&mut self, target: &[u8]) {
         self.cell.with_dependent_mut(|_, c| c.seek(target));
-        self.take_inner_error();
     }
     fn next(&mut self) {
         self.cell.with_dependent_mut(|_, c| c.next());
-        self.take_inner_error();
     }
     fn key(&self) -> &[u8] {
         self.cell.borrow_dependent().key()
@@ -89,26 +74,21 @@ impl Cursor for OwnedTableCursor {
     fn value(&self) -> &[u8] {
         self.cell.borrow_dependent().value()
     }
-    fn error(&self) -> Option<&Error> {
-        self.err.as_ref()
-    }
-    fn take_error(&mut self) -> Option<Error> {
-        self.err.take()
-    }
-    fn can_reverse(&self) -> bool {
-        true
+    fn status(&self) -> Result<()> {
+        let number = self.cell.borrow_owner().number;
+        self.cell
+            .borrow_dependent()
+            .status()
+            .map_err(|e| in_table(number, e))
     }
     fn seek_to_last(&mut self) {
         self.cell.with_dependent_mut(|_, c| c.seek_to_last());
-        self.take_inner_error();
     }
     fn seek_before(&mut self, target: &[u8]) {
         self.cell.with_dependent_mut(|_, c| c.seek_before(target));
-        self.take_inner_error();
     }
     fn prev(&mut self) {
         self.cell.with_dependent_mut(|_, c| c.prev());
-        self.take_inner_error();
     }
 }
 
@@ -157,7 +137,7 @@ impl FilesCursor {
                 Some(k) => c.seek(k),
                 None => c.seek_to_first(),
             }
-            if let Some(e) = c.take_error() {
+            if let Err(e) = c.status() {
                 self.err = Some(e);
                 break;
             }
@@ -183,7 +163,7 @@ impl FilesCursor {
                 Some(k) => c.seek_before(k),
                 None => c.seek_to_last(),
             }
-            if let Some(e) = c.take_error() {
+            if let Err(e) = c.status() {
                 self.err = Some(e);
                 break;
             }
@@ -207,7 +187,7 @@ impl FilesCursor {
         let Some(c) = self.current.as_mut() else {
             return;
         };
-        if let Some(e) = c.take_error() {
+        if let Err(e) = c.status() {
             self.err = Some(e);
             self.current = None;
         } else if !c.valid() {
@@ -244,14 +224,11 @@ impl Cursor for FilesCursor {
     fn value(&self) -> &[u8] {
         self.current.as_ref().map_or(&[], |c| c.value())
     }
-    fn error(&self) -> Option<&Error> {
-        self.err.as_ref()
-    }
-    fn take_error(&mut self) -> Option<Error> {
-        self.err.take()
-    }
-    fn can_reverse(&self) -> bool {
-        true
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
     fn seek_to_last(&mut self) {
         self.err = None;

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! DbIter: Sources (memtables, Version, table cache: all Arc, owned)
-//!         forward view:  ViewCursor(MergingCursor(children))    seek / next
-//!         backward view: ReverseView(MergingCursor(children))   seek_before / prev
+//!         forward view:  View(MergingCursor(children))    seek / next
+//!         backward view: View(MergingCursor(children))    seek_before / prev
+//!         (View: the library's `DbIter`, one per direction)
 //!         range [lower, upper): a key outside it is not valid
 //! ```
 //!
@@ -15,7 +16,8 @@
 
 use std::sync::Arc;
 
-use leveldb_table::db::engine::{Cursor, MergingCursor, ReverseView, ViewCursor};
+use leveldb_table::db::engine::{DbIter as View, MergingCursor};
+use leveldb_table::Cursor;
 use leveldb_table::ReadOptions;
 
 use crate::cursors::{FilesCursor, OwnedTableCursor};
@@ -79,8 +81,8 @@ pub struct DbIter {
     snapshot: u64,
     lower: Option<Vec<u8>>,
     upper: Option<Vec<u8>>,
-    fwd: Option<ViewCursor<'static>>,
-    bwd: Option<ReverseView<'static>>,
+    fwd: Option<View<'static>>,
+    bwd: Option<View<'static>>,
     dir: Direction,
     err: Option<Error>,
     /// The direction the `Iterator` walks.
@@ -116,22 +118,22 @@ impl DbIter {
         }
     }
 
-    fn forward(&mut self) -> Option<&mut ViewCursor<'static>> {
+    fn forward(&mut self) -> Option<&mut View<'static>> {
         self.dir = Direction::Forward;
         if self.fwd.is_none() && self.err.is_none() {
             match self.src.merged() {
-                Ok(m) => self.fwd = Some(ViewCursor::new(m, self.snapshot)),
+                Ok(m) => self.fwd = Some(View::new(m, self.snapshot)),
                 Err(e) => self.err = Some(e.into()),
             }
         }
         self.fwd.as_mut()
     }
 
-    fn backward(&mut self) -> Option<&mut ReverseView<'static>> {
+    fn backward(&mut self) -> Option<&mut View<'static>> {
         self.dir = Direction::Backward;
         if self.bwd.is_none() && self.err.is_none() {
             match self.src.merged() {
-                Ok(m) => self.bwd = Some(ReverseView::new(m, self.snapshot)),
+                Ok(m) => self.bwd = Some(View::new(m, self.snapshot)),
                 Err(e) => self.err = Some(e.into()),
             }
         }
@@ -272,8 +274,8 @@ impl DbIter {
     /// Keeps the error the current view stopped on, if any.
     fn capture(&mut self) {
         let e = match self.dir {
-            Direction::Forward => self.fwd.as_mut().and_then(|v| v.take_error()),
-            Direction::Backward => self.bwd.as_mut().and_then(|v| v.take_error()),
+            Direction::Forward => self.fwd.as_ref().and_then(|v| v.status().err()),
+            Direction::Backward => self.bwd.as_ref().and_then(|v| v.status().err()),
         };
         if let Some(e) = e {
             self.err.get_or_insert(e.into());

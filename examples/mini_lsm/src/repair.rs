@@ -22,15 +22,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use leveldb_table::db::engine::{
-    write_compaction_output, CompactionOptions, Cursor, DirLock, FoundTable, MergingCursor,
-    SkipIter, TableCursor,
+    write_compaction_output, CompactionOptions, DirLock, MergingCursor,
 };
 use leveldb_table::db::files::BYTEWISE_COMPARATOR_NAME;
 use leveldb_table::db::files::{self as filename, FileKind, LogItem, LogReader};
 use leveldb_table::db::files::{ManifestState, VersionEdit, WriteBatchReader};
-use leveldb_table::db::{Damage, DamageLog};
+use leveldb_table::db::salvage::{Damage, DamageLog, FoundTable, SkipIter};
 use leveldb_table::raw::internal_key::parse_internal_key;
 use leveldb_table::raw::write_atomically;
+use leveldb_table::Cursor;
 use leveldb_table::{ReadOptions, TableReader};
 
 use crate::error::{Error, Result};
@@ -178,11 +178,10 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
         children.push(Box::new(MemCursor::new(m.clone())));
     }
     for (name, r) in &readers {
-        let walk = SkipIter::new(r, name, Some(&damage), read);
-        children.push(Box::new(TableCursor::skipping(walk)));
+        children.push(Box::new(SkipIter::new(r, name, Some(&damage), read)));
     }
     for f in &found {
-        children.push(Box::new(TableCursor::found(f, icmp())));
+        children.push(Box::new(f.cursor(icmp())));
     }
     let mut max_sequence = 0;
     let mut merged = Counting {
@@ -192,15 +191,14 @@ pub fn repair(dir: &Path, opts: &Options) -> Result<RepairReport> {
     };
     merged.seek_to_first();
     let first_new = next_file;
-    let copts = CompactionOptions {
-        table: table_options(opts),
-        target_file_size: opts.max_file_size,
+    let copts = CompactionOptions::default()
+        .table(table_options(opts))
+        .target_file_size(opts.max_file_size)
         // Above every sequence (but below the "no version seen yet" mark, the largest
         // sequence): only a key's newest version is kept.
-        smallest_snapshot: (u64::MAX >> 8) - 1,
-        bottommost: true,
-        level: 1,
-    };
+        .smallest_snapshot((u64::MAX >> 8) - 1)
+        .bottommost(true)
+        .level(1);
     let stats = write_compaction_output(&mut merged, dir, &copts, || {
         next_file += 1;
         next_file - 1
@@ -322,10 +320,15 @@ impl Cursor for Counting<'_, '_> {
     fn value(&self) -> &[u8] {
         self.inner.value()
     }
-    fn error(&self) -> Option<&leveldb_table::Error> {
-        self.inner.error()
+    fn status(&self) -> leveldb_table::Result<()> {
+        self.inner.status()
     }
-    fn take_error(&mut self) -> Option<leveldb_table::Error> {
-        self.inner.take_error()
+    fn seek_to_last(&mut self) {
+        self.inner.seek_to_last();
+        self.note();
+    }
+    fn prev(&mut self) {
+        self.inner.prev();
+        self.note();
     }
 }

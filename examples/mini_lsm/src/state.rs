@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
 use leveldb_table::db::engine::DirLock;
 use leveldb_table::db::files::{FileKind, LogWriter, VersionEdit, WriteBatch};
-use leveldb_table::{BlockCache, Options as TableOptions, ReadOptions, ReaderOptions};
+use leveldb_table::{BlockCache, OpenOptions, Options as TableOptions, ReadOptions};
 
 use crate::error::{Error, Result};
 use crate::manifest::Manifest;
@@ -294,8 +294,8 @@ impl Inner {
 
 /// The table-reader options for `opts`: internal keys, the block cache, checksums always
 /// verified.
-pub fn reader_options(opts: &Options) -> ReaderOptions {
-    ReaderOptions::default()
+pub fn reader_options(opts: &Options) -> OpenOptions {
+    OpenOptions::default()
         .keys(leveldb_table::table::KeyFormat::Internal)
         .block_cache(Some(Arc::new(BlockCache::new(opts.block_cache_bytes))))
         .verify_checksums(true)

@@ -18,7 +18,7 @@ use std::sync::{Arc, RwLock};
 use leveldb_table::db::engine::TableFile;
 use leveldb_table::db::files::table_file_name;
 use leveldb_table::raw::map_file;
-use leveldb_table::{Error, ReaderOptions, Result, TableReader};
+use leveldb_table::{Error, OpenOptions, Result, TableReader};
 
 /// An open table.
 pub struct Table {
@@ -36,7 +36,7 @@ struct Slot {
 /// The open tables of one directory.
 pub struct TableCache {
     dir: PathBuf,
-    opts: ReaderOptions,
+    opts: OpenOptions,
     mmap: bool,
     capacity: usize,
     tables: RwLock<HashMap<u64, Slot>>,
@@ -46,7 +46,7 @@ pub struct TableCache {
 impl TableCache {
     /// A cache of at most `capacity` open tables of `dir`, read with `opts`, through memory
     /// maps when `mmap`.
-    pub fn new(dir: &Path, opts: ReaderOptions, capacity: usize, mmap: bool) -> TableCache {
+    pub fn new(dir: &Path, opts: OpenOptions, capacity: usize, mmap: bool) -> TableCache {
         TableCache {
             dir: dir.to_path_buf(),
             opts,
@@ -105,7 +105,7 @@ impl TableCache {
 
 /// Opens table `number` of `dir` (named `NNNNNN.ldb`, or `NNNNNN.sst` as LevelDB before 1.14
 /// named tables), through a memory map when `mmap`.
-pub fn open_table(dir: &Path, number: u64, opts: &ReaderOptions, mmap: bool) -> Result<Table> {
+pub fn open_table(dir: &Path, number: u64, opts: &OpenOptions, mmap: bool) -> Result<Table> {
     let mut name = table_file_name(number);
     let mut file = File::open(dir.join(&name));
     if matches!(&file, Err(e) if e.kind() == std::io::ErrorKind::NotFound) {

@@ -222,9 +222,10 @@ fn compact_range_merges_a_range_down_and_drops_what_no_one_sees() {
     assert_eq!(scan(&db), model.clone().into_iter().collect::<Vec<_>>());
     drop(db);
     // The tables hold exactly the live keys, one version each.
-    let db = leveldb_table::Db::open(tmp.path(), leveldb_table::db::DbOptions::default()).unwrap();
+    let db = leveldb_table::Db::open(tmp.path(), leveldb_table::db::reader::DbOptions::default())
+        .unwrap();
     let mut all = db.merged().unwrap();
-    use leveldb_table::db::engine::Cursor;
+    use leveldb_table::Cursor;
     all.seek_to_first();
     let mut versions = 0;
     while all.valid() {

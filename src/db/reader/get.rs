@@ -145,10 +145,8 @@ impl Db {
                 },
             });
         }
-        match m.take_error() {
-            Some(e) => Err(e),
-            None => Ok(LookupKind::NotFound),
-        }
+        m.status()?;
+        Ok(LookupKind::NotFound)
     }
 
     /// A cursor over every internal key of the database (memtable, level 0 newest first,
@@ -175,13 +173,31 @@ impl Db {
     }
 
     /// The live view as of `opts.snapshot` (the newest sequence when `None`): user keys in
-    /// order with their newest visible values, deletions left out. Position it with
-    /// `seek_to_first` or `seek`.
-    ///
-    /// # Errors
-    /// As [`merged`](Self::merged).
-    pub fn view(&self, opts: &ReadOptions) -> Result<ViewCursor<'_>> {
+    /// order with their newest visible values, deletions left out; a [`Cursor`] both ways,
+    /// not positioned. As a std iterator it starts at the first key:
+    /// `for entry in db.iter(&read)` yields every live `(key, value)`, then the error that
+    /// stopped the view, if one did (a level-0 table that could not be opened, a damaged
+    /// block).
+    pub fn iter(&self, opts: &ReadOptions) -> DbIter<'_> {
         let snapshot = opts.snapshot.unwrap_or(self.last_sequence);
-        Ok(ViewCursor::new(self.merged()?, snapshot))
+        match self.merged() {
+            Ok(m) => DbIter::new(m, snapshot),
+            Err(e) => DbIter::failed(MergingCursor::new(Vec::new(), self.icmp.clone()), e),
+        }
+    }
+
+    /// The live entries whose user keys lie in `range`, in order, as a std iterator (as
+    /// [`iter`](Self::iter) between two keys; Python's `scan(start, stop)`).
+    pub fn range<K: AsRef<[u8]>>(
+        &self,
+        range: impl std::ops::RangeBounds<K>,
+        opts: &ReadOptions,
+    ) -> Entries<DbIter<'_>> {
+        Entries::in_range(
+            self.iter(opts),
+            self.icmp.user_comparator().clone(),
+            range.start_bound().map(AsRef::as_ref),
+            range.end_bound().map(AsRef::as_ref),
+        )
     }
 }

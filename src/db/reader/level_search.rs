@@ -20,7 +20,7 @@
 
 use std::cmp::Ordering;
 
-use crate::db::version::FileMeta;
+use crate::db::files::FileMeta;
 use crate::format::coding;
 use crate::internal_key;
 use crate::search::index::prefix_map;

@@ -16,7 +16,7 @@ use std::io::ErrorKind;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::db::filename::FileKind;
+use crate::db::files::FileKind;
 use crate::error::Result;
 
 /// The directory's files, the tables and logs among them held open.

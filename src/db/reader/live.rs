@@ -37,8 +37,8 @@
 use std::path::Path;
 
 use super::{Db, DbOptions};
-use crate::db::filename;
-use crate::db::version::ManifestState;
+use crate::db::files;
+use crate::db::files::ManifestState;
 use crate::error::{Error, Result};
 
 /// Attempts at one consistent state before giving up.
@@ -129,7 +129,7 @@ impl Observed {
 
     /// Whether the attempt read one state of the directory (see the module's diagram).
     fn settled(&self, dir: &Path) -> bool {
-        let now = filename::read_current(dir).ok().map(|(name, _)| name);
+        let now = files::read_current(dir).ok().map(|(name, _)| name);
         if now != self.current {
             return false;
         }

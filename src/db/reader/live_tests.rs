@@ -17,6 +17,7 @@ use crate::options::ReadOptions;
 #[path = "../../../tests/live/history.rs"]
 mod history;
 
+use crate::cursor::Cursor;
 use history::History;
 
 const STEPS: [Step; 4] = [
@@ -34,14 +35,14 @@ fn leveldb() -> History {
 
 /// The whole live view of `db` and its sequence.
 fn scan(db: &Db) -> (u64, Rows) {
-    let mut v = db.view(&ReadOptions::default()).unwrap();
+    let mut v = db.iter(&ReadOptions::default());
     v.seek_to_first();
     let mut rows = Vec::new();
     while v.valid() {
         rows.push((v.key().to_vec(), v.value().to_vec()));
         v.next();
     }
-    assert!(v.error().is_none(), "{:?}", v.error());
+    v.status().unwrap_or_else(|e| panic!("{e}"));
     (db.last_sequence(), rows)
 }
 
@@ -157,7 +158,7 @@ fn a_directory_whose_current_changes_under_every_attempt_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
     h.materialize(&dir, h.states.len() - 1);
-    let (current, _) = crate::db::filename::read_current(&dir).unwrap();
+    let (current, _) = crate::db::files::read_current(&dir).unwrap();
     let d = dir.clone();
     let mut names = vec![current];
     let mut attempts = 0;

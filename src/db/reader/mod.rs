@@ -20,40 +20,45 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::BlockCache;
-use crate::db::cursor::{in_table, Cursor, LevelCursor, MemCursor, TableSource};
-use crate::db::damage::{Damage, DamageLog};
-use crate::db::filename::{self, FileKind};
-use crate::db::format::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
-use crate::db::log_reader::{LogItem, LogReader};
-use crate::db::memtable::{MemLookup, MemTable, Origin};
-use crate::db::merging::{MergingCursor, ViewCursor};
-use crate::db::version::{FileMeta, ManifestState};
-use crate::db::write_batch::{BatchRecord, WriteBatchReader};
+use crate::cursor::{Cursor, Entries};
+use crate::db::engine::{in_table, LevelCursor, MemCursor, TableSource};
+use crate::db::engine::{DbIter, MergingCursor};
+use crate::db::engine::{MemLookup, MemTable, Origin};
+use crate::db::files::{self, FileKind};
+use crate::db::files::{BatchRecord, WriteBatchReader};
+use crate::db::files::{FileMeta, ManifestState};
+use crate::db::files::{LogItem, LogReader};
+use crate::db::files::{BYTEWISE_COMPARATOR_NAME, NUM_LEVELS};
+use crate::db::salvage::{Damage, DamageLog};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, InternalKeyComparator};
-use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
+use crate::options::{KeyFormat, OpenOptions, ReadOptions};
 use crate::table::{Lookup, LookupKind};
 use crate::util::comparator::Comparator;
 
-/// How a database is opened.
-#[derive(Clone)]
+/// How a database is opened. Options are set with setters named as the fields:
+/// `DbOptions::default().salvage(true).table(OpenOptions::default().verify_checksums(false))`.
+#[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct DbOptions {
     /// Orders besides the built-in bytewise one (an application's comparators), used when
     /// the MANIFEST names one; under `salvage` without a usable MANIFEST, the candidates the
     /// keys are checked against. A MANIFEST naming an order that is neither bytewise nor
     /// here is refused ([`Error::UnknownComparator`], naming it), never read in another.
     pub comparators: Vec<KnownOrder>,
-    /// Verify block checksums on every read (true).
-    pub verify_checksums: bool,
+    /// How the tables are opened: checksums (verified on every read by default), the
+    /// block cache they share (an 8 MiB one, LevelDB's default, when `None`), the filter,
+    /// extra filter policies, the compression profile. Its `comparator` and `keys` are the
+    /// database's own (the order below or the MANIFEST's; internal keys): the values here
+    /// are not used.
+    pub table: OpenOptions,
     /// Skip what is damaged instead of failing: damaged log records, missing tables, damaged
     /// table blocks (as `sst scan TABLE --salvage`), tables that do not open (their blocks
     /// found by checksum), and a missing or damaged MANIFEST (then every table and log of
     /// the directory is read, as LevelDB's repair would, the last sequence and the order
     /// taken from the keys). What was skipped is listed in [`Db::damage`] (as it is met)
-    /// and [`Db::notes`]. Scans, lookups and the `records` listing skip the same.
+    /// and [`Db::notes`]. Scans, lookups and the `records` listing skip the same. (false)
     pub salvage: bool,
-    /// Block cache shared by the tables (8 MiB, LevelDB's default, when `None`).
-    pub block_cache: Option<Arc<BlockCache>>,
     /// The order to read in when no MANIFEST names one (then, under `salvage` without a
     /// usable MANIFEST, checked against every key of the tables). When a MANIFEST names
     /// another, opening fails ([`Error::UnsettledOrder`]). `None`: the MANIFEST's, else the
@@ -61,15 +66,57 @@ pub struct DbOptions {
     pub order: Option<Arc<dyn Comparator>>,
 }
 
-impl Default for DbOptions {
-    fn default() -> Self {
-        DbOptions {
-            comparators: Vec::new(),
-            verify_checksums: true,
-            salvage: false,
-            block_cache: None,
-            order: None,
-        }
+impl std::fmt::Debug for DbOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let comparators: Vec<&str> = self
+            .comparators
+            .iter()
+            .map(|o| o.comparator.name())
+            .collect();
+        f.debug_struct("DbOptions")
+            .field("comparators", &comparators)
+            .field("table", &self.table)
+            .field("salvage", &self.salvage)
+            .field("order", &self.order.as_ref().map(|c| c.name()))
+            .finish()
+    }
+}
+
+impl DbOptions {
+    /// Sets [`comparators`](Self::comparators).
+    pub fn comparators(mut self, orders: Vec<KnownOrder>) -> Self {
+        self.comparators = orders;
+        self
+    }
+
+    /// Sets [`table`](Self::table).
+    pub fn table(mut self, table: OpenOptions) -> Self {
+        self.table = table;
+        self
+    }
+
+    /// Sets [`salvage`](Self::salvage).
+    pub fn salvage(mut self, on: bool) -> Self {
+        self.salvage = on;
+        self
+    }
+
+    /// Sets [`order`](Self::order).
+    pub fn order(mut self, order: Option<Arc<dyn Comparator>>) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Sets [`table`](Self::table)'s [`verify_checksums`](OpenOptions::verify_checksums).
+    pub fn verify_checksums(mut self, on: bool) -> Self {
+        self.table.verify_checksums = on;
+        self
+    }
+
+    /// Sets [`table`](Self::table)'s [`block_cache`](OpenOptions::block_cache).
+    pub fn block_cache(mut self, cache: Option<Arc<BlockCache>>) -> Self {
+        self.table.block_cache = cache;
+        self
     }
 }
 
@@ -108,7 +155,7 @@ pub struct Db {
     /// How much of it opening met (each also among the notes).
     damage_at_open: usize,
     salvage: bool,
-    reader_opts: ReaderOptions,
+    reader_opts: OpenOptions,
     read: ReadOptions,
     /// No usable MANIFEST: every table is read, all as if at level 0.
     repair_view: bool,
@@ -119,13 +166,7 @@ pub struct Db {
 
 /// `e`, naming `file` (unless it names one already).
 pub(crate) fn in_file(file: &str, e: Error) -> Error {
-    match e {
-        e @ Error::InFile { .. } => e,
-        e => Error::InFile {
-            file: file.to_string(),
-            source: Box::new(e),
-        },
-    }
+    e.in_file(file)
 }
 
 impl Db {
@@ -205,7 +246,7 @@ impl Db {
         self.salvage.then_some(&self.damage)
     }
 
-    /// Whether the tables' block checksums are verified ([`DbOptions::verify_checksums`]).
+    /// Whether the tables' block checksums are verified ([`OpenOptions::verify_checksums`] in [`DbOptions::table`]).
     pub fn verifies_checksums(&self) -> bool {
         self.reader_opts.verify_checksums
     }
@@ -289,6 +330,7 @@ fn batch_at(e: Error, record_offset: u64) -> Error {
     }
 }
 
+mod folder;
 mod get;
 mod level_search;
 mod listing;
@@ -299,8 +341,10 @@ mod logs;
 mod open;
 mod open_table;
 mod order;
+mod records;
 mod tables;
 
 use level_search::LevelSearch;
 pub use order::{KeyTest, KnownOrder, OrderSource};
+pub use records::{records, DbRecord, Location, RecordStatus};
 use tables::Tables;

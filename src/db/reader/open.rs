@@ -13,12 +13,12 @@
 
 use std::io::ErrorKind;
 
+use super::folder;
 use super::listing::Listing;
 use super::live::{self, Observed, Step};
 use super::logs::{read_logs, torn_note};
 use super::order::{self, OrderSource};
 use super::*;
-use crate::db::folder;
 
 impl Db {
     /// One attempt at opening (`live.rs` checks what `seen` records and tries again when
@@ -55,7 +55,7 @@ impl Db {
         let salvage = opts.salvage;
 
         // CURRENT and the MANIFEST it names.
-        let manifest = filename::read_current(&dir)
+        let manifest = files::read_current(&dir)
             .map_err(|e| match e {
                 Error::Io { source, .. } if source.kind() == ErrorKind::NotFound => in_file(
                     "CURRENT",
@@ -198,7 +198,7 @@ impl Db {
                 log_keys.into_iter(),
                 given.as_ref().map(|(c, _)| c.clone()),
                 &opts.comparators,
-                opts.verify_checksums,
+                &opts.table,
                 &damage,
             )?;
             for d in damage.all().iter().skip(before) {
@@ -248,18 +248,13 @@ impl Db {
                         continue;
                     }
                     let e = Error::MissingFile {
-                        file: filename::table_file_name(f.number),
+                        file: files::table_file_name(f.number),
                     };
                     if !salvage {
                         return Err(e);
                     }
                     notes.push(format!("{e} (level {level}; skipped)"));
-                    damage.record(Damage::new(
-                        &filename::table_file_name(f.number),
-                        0,
-                        None,
-                        &e,
-                    ));
+                    damage.record(Damage::new(&files::table_file_name(f.number), 0, None, &e));
                 }
                 *files = kept;
             }
@@ -298,14 +293,16 @@ impl Db {
         let last_sequence = state.last_sequence.max(log_max).max(table_max);
 
         let cache = opts
+            .table
             .block_cache
             .clone()
             .unwrap_or_else(|| Arc::new(BlockCache::new(8 << 20)));
-        let mut reader_opts = ReaderOptions::default()
+        let reader_opts = opts
+            .table
+            .clone()
             .keys(KeyFormat::Internal)
             .block_cache(Some(cache))
-            .verify_checksums(opts.verify_checksums);
-        reader_opts.comparator = user;
+            .comparator(user);
         for (number, mut f) in found {
             f.sort(&icmp);
             tables.set_found(number, f);

@@ -8,13 +8,35 @@ use std::sync::Arc;
 
 use super::tables::Entry;
 use super::{in_file, Db};
-use crate::db::cursor::{TableCursor, TableFile, TableSource};
-use crate::db::filename;
-use crate::db::salvage_table::{FoundTable, SkipIter};
+use crate::cursor::Cursor;
+use crate::db::engine::{TableFile, TableSource};
+use crate::db::files;
+use crate::db::salvage::{FoundCursor, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::io::RandomAccess;
 use crate::options::ReadOptions;
-use crate::table::TableReader;
+use crate::table::{TableIter, TableReader};
+
+/// A walk over one table ([`Db::walk`]), one of three ways.
+pub(super) enum Walk<'a> {
+    /// The table's own cursor: the first damage stops it.
+    Table(TableIter<'a, TableFile>),
+    /// Under salvage: past damaged blocks.
+    Skip(SkipIter<'a, TableFile>),
+    /// Under salvage, a table that does not open: the entries its blocks' checksums found.
+    Found(FoundCursor<'a>),
+}
+
+impl<'a> Walk<'a> {
+    /// The walk as a cursor.
+    pub(super) fn into_cursor(self) -> Box<dyn Cursor + 'a> {
+        match self {
+            Walk::Table(c) => Box::new(c),
+            Walk::Skip(c) => Box::new(c),
+            Walk::Found(c) => Box::new(c),
+        }
+    }
+}
 
 impl Db {
     /// The table at `slot` of the list (as a level's search aid gives it), which is table
@@ -27,7 +49,7 @@ impl Db {
                 None => self.open_table(e),
             },
             None => Err(Error::MissingFile {
-                file: filename::table_file_name(number),
+                file: files::table_file_name(number),
             }),
         }
     }
@@ -109,11 +131,11 @@ impl TableSource for Db {
         self.table_at(self.tables.slot(number), number)
     }
 
-    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+    fn cursor(&self, number: u64, opts: ReadOptions) -> Result<Box<dyn Cursor + '_>> {
         if self.salvage {
-            self.walk(number, opts)
+            Ok(self.walk(number, opts)?.into_cursor())
         } else {
-            Ok(TableCursor::new(self.table(number)?, opts))
+            Ok(Box::new(self.table(number)?.iter(&opts)))
         }
     }
 }
@@ -125,18 +147,18 @@ impl Db {
     ///
     /// # Errors
     /// The table cannot be read (an I/O error; without salvage, any damage), naming it.
-    pub(crate) fn walk(&self, number: u64, opts: ReadOptions) -> Result<TableCursor<'_>> {
+    pub(super) fn walk(&self, number: u64, opts: ReadOptions) -> Result<Walk<'_>> {
         let e = self.tables.get(number).ok_or_else(|| Error::MissingFile {
-            file: filename::table_file_name(number),
+            file: files::table_file_name(number),
         })?;
         if let Some(f) = e.found.get() {
-            return Ok(TableCursor::found(f, self.icmp.clone()));
+            return Ok(Walk::Found(f.cursor(self.icmp.clone())));
         }
         match self.table_at(self.tables.slot(number), number) {
             // Without salvage, the table's own iterator (with its readahead): the first
             // damage stops it with an error.
-            Ok(t) if !self.salvage => Ok(TableCursor::new(t, opts)),
-            Ok(t) => Ok(TableCursor::skipping(SkipIter::new(
+            Ok(t) if !self.salvage => Ok(Walk::Table(t.iter(&opts))),
+            Ok(t) => Ok(Walk::Skip(SkipIter::new(
                 t,
                 &e.name,
                 Some(&self.damage),
@@ -156,7 +178,7 @@ impl Db {
                 let f = e.found.get().ok_or_else(|| Error::MissingFile {
                     file: e.name.clone(),
                 })?;
-                Ok(TableCursor::found(f, self.icmp.clone()))
+                Ok(Walk::Found(f.cursor(self.icmp.clone())))
             }
             Err(err) => Err(err),
         }

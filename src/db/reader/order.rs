@@ -21,12 +21,13 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::db::damage::DamageLog;
-use crate::db::format::BYTEWISE_COMPARATOR_NAME;
-use crate::db::salvage_table::{FoundTable, SkipIter};
+use crate::cursor::Cursor;
+use crate::db::files::BYTEWISE_COMPARATOR_NAME;
+use crate::db::salvage::DamageLog;
+use crate::db::salvage::{EntryPosition, FoundTable, SkipIter};
 use crate::error::{Error, Result};
 use crate::internal_key::{self, InternalKeyComparator};
-use crate::options::{KeyFormat, ReadOptions, ReaderOptions};
+use crate::options::{KeyFormat, OpenOptions, ReadOptions};
 use crate::table::TableReader;
 use crate::util::comparator::{BytewiseComparator, Comparator};
 
@@ -163,7 +164,7 @@ pub(super) fn walk<'k>(
     log_keys: impl Iterator<Item = &'k [u8]>,
     given: Option<Arc<dyn Comparator>>,
     supplied: &[KnownOrder],
-    verify_checksums: bool,
+    table: &OpenOptions,
     damage: &DamageLog,
 ) -> Result<Walk> {
     let checks = match given {
@@ -193,9 +194,7 @@ pub(super) fn walk<'k>(
     let read = ReadOptions::default().fill_cache(false);
     for (&number, name) in tables {
         let file = File::open(dir.join(name)).map_err(|e| in_file(name, e.into()))?;
-        let opts = ReaderOptions::default()
-            .keys(KeyFormat::Internal)
-            .verify_checksums(verify_checksums);
+        let opts = table.clone().keys(KeyFormat::Internal).block_cache(None);
         let profile = opts.compression_profile;
         match TableReader::open(file, opts) {
             Ok(t) => w.table(&t, name, read, damage)?,

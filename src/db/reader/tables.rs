@@ -11,9 +11,9 @@ use std::sync::{Arc, OnceLock};
 
 use super::level_search::NO_SLOT;
 use super::listing::Listing;
-use crate::db::cursor::TableFile;
-use crate::db::filename;
-use crate::db::salvage_table::FoundTable;
+use crate::db::engine::TableFile;
+use crate::db::files;
+use crate::db::salvage::FoundTable;
 use crate::table::TableReader;
 
 /// One live table: its number, file name, the file held open (unless there were more
@@ -44,7 +44,7 @@ impl Tables {
         let mut v = Vec::with_capacity(numbers.len());
         let mut gone = Vec::new();
         for &number in numbers {
-            let ldb = filename::table_file_name(number);
+            let ldb = files::table_file_name(number);
             let found = match listing.table_name(number).map(str::to_string) {
                 Some(name) if listing.is_held(&name) => match listing.file(dir, &name) {
                     Ok(Some(f)) => Some((name, Some(f))),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use leveldb_table::{db::engine::BulkBuilder, db::engine::BulkOptions};
 use leveldb_table::{Compression, Options};
 
-use leveldb_table::db::engine::ExternalSorter;
+use leveldb_table::db::engine::extsort::ExternalSorter;
 
 use crate::exit::{CmdResult, Failure, EXIT_OK};
 use crate::input::entries::{progress, Input, InputArgs};
@@ -76,11 +76,9 @@ pub fn run(a: &Args) -> CmdResult {
     if let Some(bits) = a.filter.bloom() {
         table = table.bloom(bits);
     }
-    let opts = BulkOptions {
-        table,
-        target_file_size: a.table_size,
-        ..BulkOptions::default()
-    };
+    let opts = BulkOptions::default()
+        .table(table)
+        .target_file_size(a.table_size);
     let mut input = Input::open(&a.input)?;
     let pb = progress(&a.input.from);
     let fail = |e: leveldb_table::Error| Failure::error(format!("{}: {e}", a.dir.display()));

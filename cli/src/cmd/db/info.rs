@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use leveldb_table::db::OrderSource;
+use leveldb_table::db::reader::OrderSource;
 use serde_json::{json, Value};
 
 use super::open::{damage_code, open, DbArgs};

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions};
+use leveldb_table::db::reader::Db;
 
 use crate::exit::{self, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::filekind;
@@ -28,12 +28,10 @@ pub struct DbArgs {
 pub(crate) fn open(a: &DbArgs, g: &Global) -> Result<Db, Failure> {
     refuse_non_directory(&a.dir)?;
     // Chrome's orders are among those a MANIFEST may name (and salvage may find).
-    let opts = DbOptions {
-        verify_checksums: g.verify,
-        salvage: a.salvage,
-        order: g.comparator.map(|c| c.comparator()),
-        ..sst_chrome::db_options()
-    };
+    let opts = sst_chrome::db_options()
+        .verify_checksums(g.verify)
+        .salvage(a.salvage)
+        .order(g.comparator.map(|c| c.comparator()));
     let db = Db::open(&a.dir, opts).map_err(|e| {
         let flag = match (&e, g.comparator) {
             (leveldb_table::Error::UnsettledOrder { .. }, Some(c)) => {

@@ -1,11 +1,11 @@
 //! `sst db records DIR`: every record of every table and log of a database directory, with
 //! its file, its position to the byte, its sequence and what became of it (the library's
-//! `leveldb_table::db::records`). Under `--salvage` the live files are read past the same
+//! `leveldb_table::db::reader::records`). Under `--salvage` the live files are read past the same
 //! damage as `db scan` and `db get`, so the three agree.
 
 use std::io::Write;
 
-use leveldb_table::db::{records, Location};
+use leveldb_table::db::reader::{records, Location};
 use leveldb_table::raw::internal_key::ValueType;
 
 use super::open::{damage_code, describe, open, DbArgs};

@@ -14,6 +14,7 @@ use crate::render::output::{self, OutFormat, RowsOut};
 use crate::render::rows::{Entry, RowWriter};
 
 use super::open::{damage_code, describe, open, DbArgs};
+use leveldb_table::Cursor;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -71,9 +72,7 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
             .transpose()?;
     let db = open(&a.db, g)?;
     let seq = a.at_seq.unwrap_or(db.last_sequence());
-    let mut view = db
-        .view(&ReadOptions::default().snapshot(Some(seq)))
-        .map_err(|e| Failure::error(describe(&a.db, &e)))?;
+    let mut view = db.iter(&ReadOptions::default().snapshot(Some(seq)));
     let dec = Decoding::for_db(&db, &a.db.dir, &a.decode, None)?;
     match from.clone().or_else(|| dec.start_key()) {
         Some(f) => view.seek(&f),
@@ -117,10 +116,10 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
         view.next();
     }
     out.finish()?;
-    if let Some(e) = view.error() {
+    if let Err(e) = view.status() {
         return Err(Failure::Exit(
             EXIT_FAIL,
-            format!("{} (after {n} entries)", describe(&a.db, e)),
+            format!("{} (after {n} entries)", describe(&a.db, &e)),
         ));
     }
     Ok(damage_code(&db, &a.db))

@@ -6,10 +6,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use leveldb_table::db::reader::{Db, DbOptions};
 use leveldb_table::db::verify::{self, Problem, Severity, VerifyReport};
-use leveldb_table::db::{Db, DbOptions};
 use leveldb_table::ReadOptions;
 use serde_json::json;
+
+use leveldb_table::Cursor;
 
 use crate::exit::{CmdResult, Failure, EXIT_FAIL, EXIT_OK};
 use crate::input::flags::Global;
@@ -60,10 +62,7 @@ const PER_FILE: usize = 10;
 pub fn run(g: &Global, a: &Args) -> CmdResult {
     super::open::refuse_non_directory(&a.dir)?;
     // Chrome's orders are among those a MANIFEST may name.
-    let opts = DbOptions {
-        order: g.comparator.map(|c| c.comparator()),
-        ..sst_chrome::db_options()
-    };
+    let opts = sst_chrome::db_options().order(g.comparator.map(|c| c.comparator()));
     let r = verify::verify(&a.dir, opts.clone())
         .map_err(|e| Failure::error(super::open::unusable(&a.dir, &e)))?;
     let salvaged = (a.salvage && !r.is_intact())
@@ -80,24 +79,16 @@ pub fn run(g: &Global, a: &Args) -> CmdResult {
 
 /// What a salvage read of the live view reads: (keys, damaged ranges skipped).
 fn salvage_read(dir: &std::path::Path, opts: DbOptions) -> Result<(u64, usize), Failure> {
-    let db = Db::open(
-        dir,
-        DbOptions {
-            salvage: true,
-            ..opts
-        },
-    )
-    .map_err(|e| Failure::error(format!("{}: {e}", dir.display())))?;
-    let mut v = db
-        .view(&ReadOptions::default().fill_cache(false))
+    let db = Db::open(dir, opts.salvage(true))
         .map_err(|e| Failure::error(format!("{}: {e}", dir.display())))?;
+    let mut v = db.iter(&ReadOptions::default().fill_cache(false));
     v.seek_to_first();
     let mut n = 0;
     while v.valid() {
         n += 1;
         v.next();
     }
-    if let Some(e) = v.take_error() {
+    if let Err(e) = v.status() {
         return Err(Failure::error(format!("{}: {e}", dir.display())));
     }
     Ok((n, db.damage().len()))

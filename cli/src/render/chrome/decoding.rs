@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use leveldb_table::db::{Db, DbOptions, DbRecord};
+use leveldb_table::db::reader::{Db, DbRecord};
 use sst_chrome::dom_storage::{detect_storage, session_maps, StorageKind};
 use sst_chrome::idb::format::IDB_COMPARATOR_NAME;
 use sst_chrome::idb::{
@@ -326,10 +326,7 @@ fn parent_dir(path: &Path) -> &Path {
 /// The database of the directory holding `path`, when its MANIFEST names `idb_cmp1` (an
 /// order inferred from the keys, with no usable MANIFEST, is not the directory telling us).
 fn idb_directory(path: &Path) -> Option<Db> {
-    let opts = DbOptions {
-        salvage: true,
-        ..sst_chrome::db_options()
-    };
+    let opts = sst_chrome::db_options().salvage(true);
     Db::open(parent_dir(path), opts)
         .ok()
         .filter(|db| !db.is_repair_view() && db.comparator_name() == IDB_COMPARATOR_NAME)

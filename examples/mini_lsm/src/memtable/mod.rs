@@ -14,9 +14,9 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
-use leveldb_table::db::engine::Cursor;
 use leveldb_table::raw::coding::decode_fixed64;
 use leveldb_table::raw::internal_key::{append_internal_key, parse_internal_key, ValueType};
+use leveldb_table::Cursor;
 use skiplist::{KeyOrder, SkipList, HEAD, NIL};
 
 /// Bytes charged per entry on top of its key and value (the skiplist node and arena
@@ -298,11 +298,8 @@ impl Cursor for MemCursor {
             None => &[],
         }
     }
-    fn error(&self) -> Option<&leveldb_table::Error> {
-        None
-    }
-    fn can_reverse(&self) -> bool {
-        true
+    fn status(&self) -> leveldb_table::Result<()> {
+        Ok(())
     }
     fn seek_to_last(&mut self) {
         self.fill_backward(None);
