@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 KEYS=${1:-300000}
 RUNS=${2:-5}
 CAP=$(( KEYS * 10 / 3 > 1000000 ? KEYS * 10 / 3 : 1000000 ))  # one layer, filled to 30% at most
-BATCH=65536  # keys per batch: the CLI's (cli/src/bloom/io.rs), given to the library bench too
+BATCH=65536  # keys per batch: the CLI's (cli/src/cmd/bloom/io.rs), given to the library bench too
 K=8   # probes per key at the first layer's 0.5% (1% target, ratio 0.5): k = round(ln2 * 11.03)
 
 cargo build --release -q -p leveldb-table-cli --bin sst

@@ -1,41 +1,25 @@
 //! `sst`: inspect, verify, query and build LevelDB tables (`.ldb` / `.sst`) and database
 //! directories, dump logs and MANIFESTs, keep bloom filters.
 //!
-//! One module per subcommand (`db/` holds one file per `sst db` subcommand); below them,
-//! what they share: `flags` (the reading options and which subcommand uses which),
-//! `table_open` and `filekind` (opening a table, naming a file of another kind), `order`
-//! (a table's comparator), `rows` (the one entry formatter) over `chrome` (IndexedDB and
-//! DOM storage), `output` and `common` (exit codes, errors, hex). See `docs/cli.md`.
+//! This file parses the command line and dispatches. `cmd/` holds one module per subcommand
+//! (`cmd/db/` one file per `sst db` subcommand); below them, what they share: `input` (the
+//! reading flags, opening a table, its comparator, keys and lines read), `render` (output
+//! formats, the one entry formatter, bytes as text) with `chrome` (IndexedDB and DOM
+//! storage), and `exit` (exit codes and error messages). See `docs/cli.md`.
 
-mod blocks;
-mod bloom;
-mod build;
-mod chrome;
-mod common;
-mod conform;
-mod db;
-mod filekind;
-mod filter;
-mod flags;
-mod get;
-mod log;
-mod manifest;
-mod order;
-mod output;
-mod profile;
-mod refilter;
-mod rows;
-mod salvage;
-mod scan;
-mod stats;
-mod table_open;
-mod verify;
+mod cmd;
+mod exit;
+mod input;
+mod render;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use common::{Failure, Global, EXIT_ERROR, EXIT_OK};
-use flags::KeysArg;
-use leveldb_table::table::KeyFormat;
+use cmd::{
+    blocks, bloom, build, conform, db, filter, get, log, manifest, profile, refilter, scan, stats,
+    verify,
+};
+use exit::{Failure, EXIT_ERROR, EXIT_OK};
+use input::flags;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -108,25 +92,16 @@ fn main() {
     let given = match flags::given(&matches) {
         Ok((given, notes)) => {
             for n in notes {
-                common::warn(&n);
+                exit::warn(&n);
             }
             given
         }
         Err(msg) => {
-            common::warn(&msg);
+            exit::warn(&msg);
             std::process::exit(EXIT_ERROR);
         }
     };
-    let keys = match given.keys {
-        None | Some(KeysArg::Auto) => KeyFormat::Auto,
-        Some(KeysArg::Internal) => KeyFormat::Internal,
-        Some(KeysArg::Plain) => KeyFormat::Plain,
-    };
-    let g = Global {
-        verify: !given.no_verify,
-        keys,
-        comparator: given.comparator,
-    };
+    let g = given.global();
     let res = match &cli.command {
         Command::Scan(a) => scan::run(&g, a),
         Command::Get(a) => get::run(&g, a),
@@ -147,7 +122,7 @@ fn main() {
         Ok(code) => code,
         Err(Failure::BrokenPipe) => EXIT_OK,
         Err(Failure::Exit(code, msg)) => {
-            common::warn(&msg);
+            exit::warn(&msg);
             code
         }
     };

@@ -1,6 +1,8 @@
 //! Helpers shared by the `sst` integration tests: running the binary and reading JSON lines.
 #![allow(dead_code)]
 
+pub mod corpus;
+
 use std::process::Command;
 
 use serde_json::Value;
